@@ -1,0 +1,34 @@
+"""The dependencies routes ask for, declared once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Annotated
+
+from fastapi import Depends, Request
+from sqlalchemy.orm import Session
+
+from app.config import Settings
+from app.runtime import Runtime
+
+
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
+
+
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]
+
+
+def get_session(runtime: RuntimeDep) -> Iterator[Session]:
+    """Yields a session in a transaction: committed when the route returns, rolled back on error."""
+    with runtime.sessions.begin() as session:
+        yield session
+
+
+def get_settings(runtime: RuntimeDep) -> Settings:
+    return runtime.settings
+
+
+SessionDep = Annotated[Session, Depends(get_session)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]

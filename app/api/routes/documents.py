@@ -1,0 +1,81 @@
+"""Documents: upload, list, get, delete, the chunks of a page, a rendered page."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
+
+from app.api.deps import RuntimeDep, SessionDep
+from app.api.schemas import ChunkOut, DocumentForm, DocumentList, DocumentOut
+from app.db import documents
+from app.ingest.pdf import render_page_png
+from app.ingest.pipeline import DocumentMeta
+from app.ingest.service import ingest_upload
+
+router = APIRouter(prefix="/documents", tags=["documents"])
+
+
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    responses={200: {"model": DocumentOut, "description": "Same bytes already in the collection"}},
+)
+def upload_document(
+    file: Annotated[UploadFile, File(description="The PDF")],
+    form: Annotated[DocumentForm, Form()],
+    runtime: RuntimeDep,
+    response: Response,
+) -> DocumentOut:
+    meta = DocumentMeta(filename=file.filename or "document.pdf", **form.model_dump())
+    result = ingest_upload(file.file, meta, runtime=runtime)
+    if not result.created:
+        response.status_code = status.HTTP_200_OK
+    return DocumentOut.of(result.document)
+
+
+@router.get("")
+def list_documents(
+    session: SessionDep,
+    collection: str | None = None,
+    limit: Annotated[int, Query(ge=1, le=1000)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> DocumentList:
+    found, count = documents.list_documents(
+        session=session, collection=collection, limit=limit, offset=offset
+    )
+    return DocumentList(data=[DocumentOut.of(d) for d in found], count=count)
+
+
+@router.get("/{document_id}")
+def get_document(document_id: uuid.UUID, session: SessionDep) -> DocumentOut:
+    return DocumentOut.of(documents.get_document(session=session, document_id=document_id))
+
+
+@router.delete("/{document_id}", status_code=status.HTTP_204_NO_CONTENT)
+def delete_document(document_id: uuid.UUID, session: SessionDep) -> None:
+    documents.delete_document(session=session, document_id=document_id)
+
+
+@router.get("/{document_id}/chunks")
+def page_chunks(
+    document_id: uuid.UUID, session: SessionDep, page: Annotated[int, Query(ge=1)]
+) -> list[ChunkOut]:
+    found = documents.page_chunks(session=session, document_id=document_id, page=page)
+    return [ChunkOut.of(chunk) for chunk in found]
+
+
+@router.get(
+    "/{document_id}/pages/{page_number}.png",
+    response_class=Response,
+    responses={200: {"content": {"image/png": {}}}},
+)
+def page_png(
+    document_id: uuid.UUID,
+    page_number: int,
+    session: SessionDep,
+    scale: Annotated[float, Query(gt=0.1, le=4.0)] = 1.5,
+) -> Response:
+    pdf = documents.document_pdf(session=session, document_id=document_id, page=page_number)
+    return Response(render_page_png(pdf, page_number, scale), media_type="image/png")

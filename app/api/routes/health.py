@@ -1,0 +1,24 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from app.api.deps import RuntimeDep
+from app.api.schemas import Health
+from app.errors import DatabaseUnavailable
+from app.runtime import database_ready
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/healthz")
+def healthz() -> Health:
+    return Health(status="ok")
+
+
+@router.get("/readyz", responses={503: {"description": "Database or model unavailable"}})
+def readyz(runtime: RuntimeDep) -> Health:
+    if not database_ready(runtime.engine):
+        raise DatabaseUnavailable("the database does not answer")
+    return Health(status="ready")

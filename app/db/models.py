@@ -1,0 +1,109 @@
+"""ORM models. The schema itself is created and changed only by the alembic migrations."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pgvector.sqlalchemy import VECTOR
+from sqlalchemy import (
+    ARRAY,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    func,
+)
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+EMBEDDING_DIM = 384
+"""The dimension the ORM declares; the live column's dimension is checked at start-up."""
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Document(Base):
+    __tablename__ = "documents"
+
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+    sha256: Mapped[str] = mapped_column(String(64))
+    filename: Mapped[str] = mapped_column(Text)
+    title: Mapped[str] = mapped_column(Text)
+    collection: Mapped[str] = mapped_column(Text)
+    language: Mapped[str] = mapped_column(Text)
+    version: Mapped[str] = mapped_column(Text)
+    is_my_copy: Mapped[bool] = mapped_column(Boolean)
+    page_count: Mapped[int] = mapped_column(Integer)
+    chunk_count: Mapped[int] = mapped_column(Integer)
+    annotation_count: Mapped[int] = mapped_column(Integer, default=0)
+    byte_size: Mapped[int] = mapped_column(BigInteger)
+    toc: Mapped[list[dict[str, Any]]] = mapped_column(JSONB)
+    status: Mapped[str] = mapped_column(Text, default="ready")
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    file: Mapped[DocumentFile] = relationship(
+        back_populates="document", cascade="all, delete-orphan", passive_deletes=True
+    )
+
+
+class DocumentFile(Base):
+    """The PDF's bytes, kept apart so listing documents never loads them."""
+
+    __tablename__ = "document_files"
+
+    document_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True
+    )
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+
+    document: Mapped[Document] = relationship(back_populates="file")
+
+
+class Page(Base):
+    __tablename__ = "pages"
+
+    document_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True
+    )
+    page_number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    text: Mapped[str] = mapped_column(Text)
+    width: Mapped[float] = mapped_column(Float)
+    height: Mapped[float] = mapped_column(Float)
+    char_boxes: Mapped[bytes] = mapped_column(LargeBinary)
+    """float32 (len(text), 4), row-major: the box of each character of `text`."""
+    line_ids: Mapped[bytes] = mapped_column(LargeBinary)
+    """int32 (len(text),): the visual line of each character, -1 for inserted separators."""
+
+
+class Chunk(Base):
+    __tablename__ = "chunks"
+
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+    document_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    ordinal: Mapped[int] = mapped_column(Integer)
+    page_start: Mapped[int] = mapped_column(Integer)
+    page_end: Mapped[int] = mapped_column(Integer)
+    page_span_start: Mapped[int] = mapped_column(Integer)
+    page_span_end: Mapped[int] = mapped_column(Integer)
+    document_span_start: Mapped[int] = mapped_column(Integer)
+    document_span_end: Mapped[int] = mapped_column(Integer)
+    bbox: Mapped[list[float]] = mapped_column(ARRAY(Float))
+    """Union of the chunk's line rectangles on its first page."""
+    line_rects: Mapped[list[dict[str, Any]]] = mapped_column(JSONB)
+    """[{"page": n, "rect": [x0, y0, x1, y1]}], one per line, in reading order."""
+    chapter: Mapped[str | None] = mapped_column(Text)
+    section: Mapped[str | None] = mapped_column(Text)
+    content: Mapped[str] = mapped_column(Text)
+    content_sha256: Mapped[str] = mapped_column(String(64))
+    token_count: Mapped[int] = mapped_column(Integer)
+    flags: Mapped[list[str]] = mapped_column(ARRAY(Text), default=list)
+    embedding: Mapped[Any] = mapped_column(VECTOR(EMBEDDING_DIM))

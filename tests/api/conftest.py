@@ -1,0 +1,72 @@
+"""One runtime (database + model) for the API tests; every test starts from empty tables."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator
+
+import pymupdf
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.runtime import Runtime
+
+
+@pytest.fixture(scope="session")
+def api_runtime(open_test_runtime: Callable[[str], Runtime]) -> Runtime:
+    return open_test_runtime("citelock_api")
+
+
+@pytest.fixture
+def runtime(api_runtime: Runtime) -> Iterator[Runtime]:
+    yield api_runtime
+    with api_runtime.engine.begin() as connection:
+        connection.execute(sa.text("TRUNCATE documents CASCADE"))
+
+
+def client_for(runtime: Runtime) -> TestClient:
+    return TestClient(create_app(runtime.settings, runtime=runtime), raise_server_exceptions=False)
+
+
+@pytest.fixture
+def client(runtime: Runtime) -> Iterator[TestClient]:
+    with client_for(runtime) as test_client:
+        yield test_client
+
+
+@pytest.fixture
+def limited_client(runtime: Runtime) -> Iterator[TestClient]:
+    """A client whose upload limit is 1 KiB."""
+    settings = runtime.settings.model_copy(update={"max_upload_bytes": 1024})
+    with client_for(dataclasses.replace(runtime, settings=settings)) as test_client:
+        yield test_client
+
+
+PARAGRAPHS = [
+    "Citation locking ties every claim in an answer to the page it came from. "
+    "The reader can open the page and see the very lines that were quoted.",
+    "Trace trees record hot loops in a dynamic language. A tracing compiler "
+    "turns those recorded loops into fast native code for later iterations.",
+    "Vector search finds passages whose meaning is close to the question, "
+    "even when they share few words with it.",
+]
+
+
+def make_pdf(pages: int = 2) -> bytes:
+    """Returns a small text PDF with a few paragraphs per page and an outline."""
+    document = pymupdf.open()
+    for number in range(pages):
+        page = document.new_page()
+        text = f"Section {number + 1}\n\n" + "\n\n".join(PARAGRAPHS)
+        page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
+    document.set_toc([[1, f"Section {n + 1}", n + 1] for n in range(pages)])
+    pdf: bytes = document.tobytes()
+    document.close()
+    return pdf
+
+
+@pytest.fixture(scope="session")
+def sample_pdf() -> bytes:
+    return make_pdf()

@@ -1,0 +1,72 @@
+"""A real PostgreSQL with pgvector for the whole run: embedded, or DATABASE_URL's server when set."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.engine import make_url
+
+from app.config import Settings
+from app.runtime import Runtime, open_runtime
+
+from tests.shared_corpus import SHARED_CORPUS
+
+
+@pytest.fixture(scope="session")
+def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    url = os.environ.get("DATABASE_URL", "")
+    if url:
+        yield Settings(database_url=url).database_url
+        return
+    from app.db.embedded import embedded_database_url, start_embedded_postgres
+
+    server = start_embedded_postgres(tmp_path_factory.mktemp("embedded"))
+    yield embedded_database_url(server)
+    server.cleanup()
+
+
+def fresh_database(server_url: str, name: str) -> str:
+    """Returns the URL of an empty database `name` on the test server."""
+    engine = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as connection:
+        connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+def test_settings(database_url: str, data_dir: Path) -> Settings:
+    return Settings(database_url=database_url, citelock_data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
+
+
+@pytest.fixture(scope="session")
+def open_test_runtime(
+    server_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[str], Runtime]]:
+    """Returns a factory of runtimes, each over its own fresh database, all closed at the end."""
+    opened: list[Runtime] = []
+
+    def open_for(database: str) -> Runtime:
+        url = fresh_database(server_url, database)
+        runtime = open_runtime(test_settings(url, tmp_path_factory.mktemp(database)))
+        opened.append(runtime)
+        return runtime
+
+    yield open_for
+    for runtime in opened:
+        runtime.close()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    import onnxruntime
+    import pymupdf
+
+    return [
+        f"pymupdf {pymupdf.__version__}, onnxruntime {onnxruntime.__version__}",
+        f"shared corpus: {SHARED_CORPUS if SHARED_CORPUS.exists() else 'absent'}",
+        f"database: {'DATABASE_URL' if os.environ.get('DATABASE_URL') else 'embedded PostgreSQL'}",
+    ]
