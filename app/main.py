@@ -11,6 +11,7 @@ from fastapi.routing import APIRoute
 
 from app import __version__
 from app.api.problems import register_problem_handlers
+from app.api.request_id import RequestIdMiddleware
 from app.api.router import api_router
 from app.api.routes import health
 from app.config import Settings, get_settings
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         generate_unique_id_function=operation_id,
     )
     register_problem_handlers(app)
+    app.add_middleware(RequestIdMiddleware)
     app.include_router(health.router)
     app.include_router(api_router)
     return app

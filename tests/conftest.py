@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -17,16 +19,20 @@ from tests.shared_corpus import SHARED_CORPUS
 
 
 @pytest.fixture(scope="session")
-def server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server_url() -> Iterator[str]:
     url = os.environ.get("DATABASE_URL", "")
     if url:
         yield Settings(database_url=url).database_url
         return
     from app.db.embedded import embedded_database_url, start_embedded_postgres
 
-    server = start_embedded_postgres(tmp_path_factory.mktemp("embedded"))
+    # Not under pytest's temporary folders: they are private to root, and the embedded
+    # server runs as its own user when the tests run as root.
+    data_dir = Path(tempfile.mkdtemp(prefix="citelock-test-"))
+    server = start_embedded_postgres(data_dir)
     yield embedded_database_url(server)
     server.cleanup()
+    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def fresh_database(server_url: str, name: str) -> str:

@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app.api.request_id import current_request_id
 from app.errors import CitelockError
 
 logger = logging.getLogger(__name__)
@@ -33,6 +34,7 @@ def problem(
         "status": status,
         "detail": detail,
         "code": code,
+        "request_id": current_request_id.get(),
         **extra,
     }
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON)

@@ -224,3 +224,12 @@ def test_uploads_leave_no_files(client: TestClient, runtime: Runtime, sample_pdf
     upload(client, sample_pdf)
     uploads: Path = runtime.settings.citelock_data_dir / "uploads"
     assert not any(uploads.glob("*"))
+
+
+def test_request_id_is_echoed_or_made(client: TestClient) -> None:
+    given = client.get("/healthz", headers={"X-Request-ID": "abc-123"})
+    assert given.headers["x-request-id"] == "abc-123"
+    made = client.get("/healthz", headers={"X-Request-ID": "bad id\nwith newline"})
+    assert made.headers["x-request-id"] != "bad id\nwith newline"
+    missing = client.get(f"/api/v1/documents/{uuid.uuid4()}", headers={"X-Request-ID": "r-1"})
+    assert missing.json()["request_id"] == "r-1"

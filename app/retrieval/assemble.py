@@ -1,0 +1,108 @@
+"""From ranked candidates to the context an answer is built on: threshold, dedupe, budget, order."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Generic, Protocol, TypeVar
+
+from rapidfuzz import fuzz
+
+NEAR_DUPLICATE_RATIO = 80.0
+"""Two chunks whose texts overlap more than this (rapidfuzz ratio, 0-100) say the same thing."""
+
+TOKENS_PER_WORD = 1.33
+"""English words to model tokens, for the context budget (WordPiece averages about 1.3)."""
+
+
+class Ranked(Protocol):
+    @property
+    def chunk_id(self) -> object: ...
+    @property
+    def document_id(self) -> object: ...
+    @property
+    def distance(self) -> float: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def page_start(self) -> int: ...
+    @property
+    def page_end(self) -> int: ...
+    @property
+    def page_span_start(self) -> int: ...
+
+
+R = TypeVar("R", bound=Ranked)
+
+
+def similarity(distance: float) -> float:
+    """Returns the cosine similarity behind a cosine distance."""
+    return 1.0 - distance
+
+
+def above_threshold(ranked: Sequence[R], min_similarity: float) -> list[R]:
+    return [item for item in ranked if similarity(item.distance) >= min_similarity]
+
+
+def without_duplicates(ranked: Sequence[R]) -> list[R]:
+    """Returns `ranked` keeping only the best-ranked of chunks with the same or nearly the same text.
+
+    Exact copies (the same passage in two documents) are dropped first; then a chunk is
+    dropped when its text overlaps a better-ranked kept one by more than NEAR_DUPLICATE_RATIO.
+    """
+    kept: list[R] = []
+    seen_texts: set[str] = set()
+    for item in ranked:
+        text = " ".join(item.content.split())
+        if text in seen_texts:
+            continue
+        if any(
+            fuzz.ratio(text, " ".join(other.content.split()), score_cutoff=NEAR_DUPLICATE_RATIO)
+            > NEAR_DUPLICATE_RATIO
+            for other in kept
+        ):
+            continue
+        seen_texts.add(text)
+        kept.append(item)
+    return kept
+
+
+def estimate_tokens(text: str) -> int:
+    return round(len(text.split()) * TOKENS_PER_WORD)
+
+
+@dataclass(frozen=True)
+class Context(Generic[R]):
+    """The chunks an answer may use, in reading order, and what they cost of the budget."""
+
+    chunks: tuple[R, ...]
+    tokens: int
+
+
+def assemble_context(ranked: Sequence[R], *, token_budget: int) -> Context[R]:
+    """Returns the best-ranked chunks that fit `token_budget`, whole, in reading order.
+
+    Chunks are taken best first and never cut: one that does not fit is skipped and a smaller
+    one after it may still fit. Reading order then groups each document's chunks and keeps
+    them in document order, so neighbouring passages read as one text; documents come in
+    the order of their best chunk.
+    """
+    chosen: list[R] = []
+    used = 0
+    for item in ranked:
+        cost = estimate_tokens(item.content)
+        if used + cost <= token_budget:
+            chosen.append(item)
+            used += cost
+    document_rank: dict[object, int] = {}
+    for rank, item in enumerate(chosen):
+        document_rank.setdefault(item.document_id, rank)
+    chosen.sort(
+        key=lambda item: (
+            document_rank[item.document_id],
+            item.page_start,
+            item.page_span_start,
+            str(item.chunk_id),
+        )
+    )
+    return Context(tuple(chosen), used)
