@@ -40,7 +40,9 @@ def migrate() -> None:
 
 @app.command()
 def ingest(
-    paths: Annotated[list[Path], typer.Argument(help="PDF files or folders (searched recursively).")],
+    paths: Annotated[
+        list[Path], typer.Argument(help="PDF files or folders (searched recursively).")
+    ],
     collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "default",
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per file.")] = False,
 ) -> None:

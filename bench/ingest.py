@@ -18,12 +18,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.config import Settings  # noqa: E402
-from app.errors import CitelockError  # noqa: E402
-from app.ingest.pipeline import DocumentMeta, StageTimings  # noqa: E402
-from app.ingest.service import ingest_file  # noqa: E402
-from app.runtime import open_runtime  # noqa: E402
-from bench.report import machine_summary, write_section  # noqa: E402
+from app.config import Settings
+from app.errors import CitelockError
+from app.ingest.pipeline import DocumentMeta, StageTimings
+from app.ingest.service import ingest_file
+from app.runtime import open_runtime
+from bench.report import machine_summary, write_section
 
 
 def run(folder: Path, database_url: str, data_dir: Path) -> str:

@@ -1,4 +1,4 @@
-"""A real PostgreSQL with pgvector for the whole run: embedded, or DATABASE_URL's server when set."""
+"""A real PostgreSQL with pgvector for the whole run: embedded, or DATABASE_URL's server."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from sqlalchemy.engine import make_url
 
 from app.config import Settings
 from app.runtime import Runtime, open_runtime
-
 from tests.shared_corpus import SHARED_CORPUS
 
 

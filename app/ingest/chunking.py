@@ -18,15 +18,20 @@ from app.ingest.records import PAGE_BREAK, ChunkDraft, PageText, TocEntry
 
 CountTokens = Callable[[list[str]], list[int]]
 
-_BOUNDARY = re.compile(r"[.!?…]+[\"'”’)\]]*\s+")
+_CLOSERS = "\"'\u201d\u2019)\\]"
+"""What may follow a sentence's last punctuation: closing quotes and brackets."""
+_BOUNDARY = re.compile(rf"[.!?\u2026]+[{_CLOSERS}]*\s+")
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _WORD = re.compile(r"\S+")
-_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*$")
+_SENTENCE_END = re.compile(rf"[.!?\u2026][{_CLOSERS}]*$")
 _DOTTED = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 ABBREVIATIONS = frozenset(
-    "al approx cf ch chap dept dr e.g eq eqs etc fig figs i.e inc jr ltd mr mrs ms no nos "
-    "p pp prof ref refs resp sec secs sr st vol vols vs".split()
-)
+    {
+        "al", "approx", "cf", "ch", "chap", "dept", "dr", "e.g", "eq", "eqs", "etc", "fig",
+        "figs", "i.e", "inc", "jr", "ltd", "mr", "mrs", "ms", "no", "nos", "p", "pp", "prof",
+        "ref", "refs", "resp", "sec", "secs", "sr", "st", "vol", "vols", "vs",
+    }
+)  # fmt: skip
 """Words that end in a period without ending the sentence (compared in lower case)."""
 
 
@@ -44,9 +49,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
         following = match.end()
         if following < len(text) and text[following].islower():
             continue
-        if match.group().startswith(". ") or match.group().rstrip() == ".":
-            if _is_abbreviation(text, match.start()):
-                continue
+        if match.group().rstrip() == "." and _is_abbreviation(text, match.start()):
+            continue
         spans.append((start, match.start() + len(match.group().rstrip())))
         start = following
     spans.append((start, len(text)))
@@ -54,7 +58,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
 
 
 def _is_abbreviation(text: str, period: int) -> bool:
-    word = text[text.rfind(" ", 0, period) + 1 : period].rsplit("\n", 1)[-1].lstrip("([\"'“‘")
+    word = text[text.rfind(" ", 0, period) + 1 : period].rsplit("\n", 1)[-1]
+    word = word.lstrip("([\"'\u201c\u2018")
     if len(word) == 1 and word.isupper():
         return True
     return word.lower() in ABBREVIATIONS or _DOTTED.fullmatch(word) is not None
@@ -111,40 +116,61 @@ def chunk_pages(
     offsets = [0, *np.cumsum([len(p.text) + len(PAGE_BREAK) for p in pages[:-1]]).tolist()]
     text = PAGE_BREAK.join(page.text for page in pages)
     overhead = count_tokens([""])[0]
-    spans = _document_sentences(text, offsets)
-    fitted = _fit(text, [(a, b) for a, b, _ in spans], max_tokens, count_tokens, _halve_words)
-    pieces = [
-        _Piece(a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead, ends)
-        for (a, b, n), ends in zip(fitted, _paragraph_ends(spans, fitted), strict=True)
-    ]
+    pieces = _pieces(text, offsets, max_tokens, overhead, count_tokens)
     groups = _pack(pieces, max_tokens - overhead, overlap_tokens)
-    chunks = _fit(text, [(g[0].start, g[-1].end) for g in groups], max_tokens, count_tokens,
-                  _halve_at(pieces))
+    spans = [(group[0].start, group[-1].end) for group in groups]
     headings = _Headings(toc)
-    drafts = []
-    for ordinal, (start, end, tokens) in enumerate(chunks):
-        first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
-        chapter, section = headings.at(pages[first], start - offsets[first])
-        drafts.append(
-            ChunkDraft(
-                ordinal=ordinal,
-                page_start=pages[first].number,
-                page_end=pages[last].number,
-                page_span_start=start - offsets[first],
-                page_span_end=end - offsets[last],
-                document_span_start=start,
-                document_span_end=end,
-                content=text[start:end],
-                token_count=tokens,
-                chapter=chapter,
-                section=section,
-            )
+    return [
+        _draft(ordinal, chunk, text, pages, offsets, headings)
+        for ordinal, chunk in enumerate(
+            _fit(text, spans, max_tokens, count_tokens, _halve_at(pieces))
         )
-    return drafts
+    ]
+
+
+def _draft(
+    ordinal: int,
+    chunk: tuple[int, int, int],
+    text: str,
+    pages: list[PageText],
+    offsets: list[int],
+    headings: _Headings,
+) -> ChunkDraft:
+    """Returns the draft of the chunk spanning text[start:end] with its token count."""
+    start, end, tokens = chunk
+    first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
+    chapter, section = headings.at(pages[first], start - offsets[first])
+    return ChunkDraft(
+        ordinal=ordinal,
+        page_start=pages[first].number,
+        page_end=pages[last].number,
+        page_span_start=start - offsets[first],
+        page_span_end=end - offsets[last],
+        document_span_start=start,
+        document_span_end=end,
+        content=text[start:end],
+        token_count=tokens,
+        chapter=chapter,
+        section=section,
+    )
 
 
 def _page_at(offsets: list[int], position: int) -> int:
     return bisect.bisect_right(offsets, position) - 1
+
+
+def _pieces(
+    text: str, offsets: list[int], max_tokens: int, overhead: int, count_tokens: CountTokens
+) -> list[_Piece]:
+    """Returns the document's sentences as pieces, those over `max_tokens` cut to fit."""
+    sentences = _document_sentences(text, offsets)
+    spans = [(start, end) for start, end, _ in sentences]
+    fitted = _fit(text, spans, max_tokens, count_tokens, _halve_words)
+    ending = {end for _, end, last in sentences if last}
+    return [
+        _Piece(a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead, b in ending)
+        for a, b, n in fitted
+    ]
 
 
 def _document_sentences(text: str, offsets: list[int]) -> list[Span]:
@@ -157,10 +183,10 @@ def _document_sentences(text: str, offsets: list[int]) -> list[Span]:
     ends = [*offsets[1:], len(text) + len(PAGE_BREAK)]
     for index, (start, end) in enumerate(zip(offsets, ends, strict=True)):
         sentences = _sentences(text, start, end - len(PAGE_BREAK))
-        if sentences and spans and index > 0 and spans[-1][0] >= offsets[index - 1]:
-            head = spans[-1]
-            if _SENTENCE_END.search(text, head[0], head[1]) is None and text[sentences[0][0]].islower():
-                spans[-1] = (head[0], sentences[0][1], sentences[0][2])
+        if sentences and spans and spans[-1][0] >= offsets[index - 1]:
+            head, first = spans[-1], sentences[0]
+            if not _SENTENCE_END.search(text, head[0], head[1]) and text[first[0]].islower():
+                spans[-1] = (head[0], first[1], first[2])
                 sentences = sentences[1:]
         spans += sentences
     return spans
@@ -178,17 +204,14 @@ def _sentences(text: str, start: int, end: int) -> list[Span]:
     return found
 
 
-def _paragraph_ends(spans: list[Span], fitted: list[tuple[int, int, int]]) -> list[bool]:
-    """Returns, per fitted piece, whether it ends a paragraph (only a sentence's last part can)."""
-    ending = {end for _, end, last in spans if last}
-    return [end in ending for _, end, _ in fitted]
-
-
 Halver = Callable[[str, int, int], list[tuple[int, int]]]
 
 
 def _fit(
-    text: str, spans: list[tuple[int, int]], max_tokens: int, count_tokens: CountTokens,
+    text: str,
+    spans: list[tuple[int, int]],
+    max_tokens: int,
+    count_tokens: CountTokens,
     halve: Halver,
 ) -> list[tuple[int, int, int]]:
     """Returns the spans with their token counts, halving each one over `max_tokens` until it fits.
@@ -271,7 +294,9 @@ def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -
     )
 
 
-def _overlap(current: list[_Piece], piece: _Piece, budget: int, overlap_tokens: int) -> list[_Piece]:
+def _overlap(
+    current: list[_Piece], piece: _Piece, budget: int, overlap_tokens: int
+) -> list[_Piece]:
     """Returns the last pieces of `current` that open the next chunk, all on the piece's page.
 
     The first piece never carries over, so every chunk starts after the one before it.

@@ -28,7 +28,11 @@ ROW_OVERLAP = 0.5
 
 @dataclass(frozen=True, eq=False)
 class Fragment:
-    """A run of glyphs on one baseline as PyMuPDF grouped it, cleaned, with its block number."""
+    """A run of glyphs on one baseline as PyMuPDF grouped it (a rawdict line), cleaned.
+
+    `boxes` has one entry per character of `text`; `bbox` is their union, `size` the
+    largest font size, `block` PyMuPDF's block number (blocks are paragraphs, roughly).
+    """
 
     block: int
     text: str
@@ -38,16 +42,21 @@ class Fragment:
 
 
 def union(boxes: Iterable[Rect]) -> Rect:
+    """Returns the smallest rectangle that holds all of `boxes` (at least one)."""
     x0s, y0s, x1s, y1s = zip(*boxes, strict=True)
     return (min(x0s), min(y0s), max(x1s), max(y1s))
 
 
 def reading_order(fragments: Sequence[Fragment], page_width: float) -> list[Fragment]:
-    """Returns the fragments in reading order by a deterministic recursive XY-cut."""
+    """Returns the fragments in reading order by a deterministic recursive XY-cut.
+
+    `page_width` scales the narrowest group of lines still taken for a column.
+    """
     return _cut(list(fragments), MIN_COLUMN_SHARE * page_width)
 
 
 def _cut(fragments: list[Fragment], min_width: float) -> list[Fragment]:
+    """Returns a region's fragments in reading order: columns first, then bands, then rows."""
     if len(fragments) < 2:
         return fragments
     columns = _columns(fragments, min_width)
@@ -77,13 +86,25 @@ def _split_on_gaps(fragments: list[Fragment], *, axis: int, min_gap: float) -> l
 
 
 def _columns(fragments: list[Fragment], min_width: float) -> list[list[Fragment]]:
-    """Returns the columns of a region left to right, or the region alone when it has none."""
+    """Returns the columns of a region left to right, or the region alone when it has none.
+
+    Not every vertical gap is a gutter. A gap that cuts one block's row in two is none.
+    Nor is a gap beside a group narrower than a column: in a one-column manual, the gap
+    between a definition's label and its text, between table cells or after margin line
+    numbers would otherwise read as one. Such a narrow group joins its nearer neighbour.
+    """
     groups = _split_on_gaps(fragments, axis=0, min_gap=COLUMN_GAP)
     if len(groups) < 2 or _is_one_row(fragments):
         return groups
-    while len(groups) > 1 and (gutter := _false_gutter(groups, min_width)) is not None:
-        groups[gutter : gutter + 2] = [groups[gutter] + groups[gutter + 1]]
-    return groups
+    joined = [groups[0]]
+    for group in groups[1:]:
+        if _splits_a_line(joined[-1], group):
+            joined[-1] = joined[-1] + group
+        else:
+            joined.append(group)
+    while len(joined) > 1 and (gap := _gap_beside_narrow(joined, min_width)) is not None:
+        joined[gap : gap + 2] = [joined[gap] + joined[gap + 1]]
+    return joined
 
 
 def _is_one_row(fragments: list[Fragment]) -> bool:
@@ -91,17 +112,8 @@ def _is_one_row(fragments: list[Fragment]) -> bool:
     return min(f.bbox[3] for f in fragments) > max(f.bbox[1] for f in fragments)
 
 
-def _false_gutter(groups: list[list[Fragment]], min_width: float) -> int | None:
-    """Returns the index of the first gap between groups that is no gutter, None if all are.
-
-    A gap that cuts one block's row in two is no gutter. Nor is a gap beside a group
-    narrower than a column: in a one-column manual, the gap between a definition's label
-    and its text, or between table cells, or after margin line numbers would otherwise
-    read as one. Such a narrow group joins the neighbour it is closer to.
-    """
-    for index in range(len(groups) - 1):
-        if _splits_a_line(groups[index], groups[index + 1]):
-            return index
+def _gap_beside_narrow(groups: list[list[Fragment]], min_width: float) -> int | None:
+    """Returns the index of the gap that joins the first narrow group to its nearer neighbour."""
     spans = [union(f.bbox for f in group) for group in groups]
     for index, span in enumerate(spans):
         if span[2] - span[0] >= min_width:
@@ -118,9 +130,13 @@ def _false_gutter(groups: list[list[Fragment]], min_width: float) -> int | None:
 
 def _splits_a_line(left: list[Fragment], right: list[Fragment]) -> bool:
     """Says whether two groups share a block on one row: a gutter never cuts through a line."""
+    shared = {f.block for f in left} & {f.block for f in right}
+    if not shared:
+        return False
     rows: dict[int, list[Rect]] = {}
     for fragment in left:
-        rows.setdefault(fragment.block, []).append(fragment.bbox)
+        if fragment.block in shared:
+            rows.setdefault(fragment.block, []).append(fragment.bbox)
     return any(
         on_one_row(fragment.bbox, other)
         for fragment in right
@@ -146,11 +162,11 @@ def _merge_columnar_bands(bands: list[list[Fragment]], min_width: float) -> list
     start = 0
     while start < len(bands):
         end = _chain_end(bands, start)
-        union = [f for band in bands[start:end] for f in band]
-        while end > start + 1 and len(_columns(union, min_width)) < 2:
+        run = [f for band in bands[start:end] for f in band]
+        while end > start + 1 and len(_columns(run, min_width)) < 2:
             end -= 1
-            union = union[: len(union) - len(bands[end])]
-        merged.append(union)
+            run = run[: len(run) - len(bands[end])]
+        merged.append(run)
         start = end
     return merged
 
@@ -177,7 +193,7 @@ def _covered_spans(spans: list[tuple[float, float]]) -> list[tuple[float, float]
 
 
 def _rows(fragments: list[Fragment]) -> list[Fragment]:
-    """Returns a region that admits no cut read row by row, each row left to right."""
+    """Returns the fragments of a region that admits no cut row by row, each left to right."""
     rows: list[list[Fragment]] = []
     top = bottom = 0.0
     for fragment in sorted(fragments, key=lambda f: (f.bbox[1], f.bbox[0])):

@@ -21,6 +21,9 @@ WORD_GAP = 0.3
 
 HYPHENS = frozenset("-\u00ad\u2010")
 
+EMPTY_WIDTH = 1e-3
+"""Points below which a glyph box has no width: how MuPDF marks a ligature's later letters."""
+
 
 def make_fragment(block: int, glyphs: Iterable[tuple[str, Rect]], size: float) -> Fragment | None:
     """Returns the fragment of these glyphs, or None when no visible character is left.
@@ -33,6 +36,7 @@ def make_fragment(block: int, glyphs: Iterable[tuple[str, Rect]], size: float) -
     boxes: list[Box] = []
     word_gap = WORD_GAP * size
     right = 0.0
+    empty_boxes = False
     for char, box in glyphs:
         if char.isspace():
             if chars and chars[-1] != " ":
@@ -46,13 +50,15 @@ def make_fragment(block: int, glyphs: Iterable[tuple[str, Rect]], size: float) -
             boxes.append(None)
         chars.append(char)
         boxes.append(box)
+        empty_boxes = empty_boxes or box[2] - box[0] < EMPTY_WIDTH
         right = box[2]
     if chars and chars[-1] == " ":
         chars.pop()
         boxes.pop()
     if not chars:
         return None
-    _share_ligature_boxes(boxes)
+    if empty_boxes:
+        _share_ligature_boxes(boxes)
     return Fragment(block, "".join(chars), boxes, size, union(b for b in boxes if b is not None))
 
 
@@ -77,7 +83,7 @@ def _share_ligature_boxes(boxes: list[Box]) -> None:
 
 
 def _is_empty_at(box: Box, x: float) -> bool:
-    return box is not None and box[2] - box[0] < 1e-3 and abs(box[0] - x) < 1e-3
+    return box is not None and box[2] - box[0] < EMPTY_WIDTH and abs(box[0] - x) < EMPTY_WIDTH
 
 
 def _is_invisible(char: str) -> bool:

@@ -26,7 +26,7 @@ from app.errors import (
 )
 from app.ingest.layout import Fragment, reading_order
 from app.ingest.pagetext import compose_text, make_fragment
-from app.ingest.records import ExtractedDocument, PageText, TocEntry
+from app.ingest.records import ExtractedDocument, PageText, Rect, TocEntry
 
 TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
 """Glyphs outside the page are dropped. Left out on purpose: TEXT_PRESERVE_LIGATURES (so "ﬁ"
@@ -48,8 +48,11 @@ COVERAGE_GRID = 64
 """Cells per side of the grid on which image rectangles are unioned."""
 
 MAX_RENDER_PIXELS = 50_000_000
+"""The largest PNG rendered: a poster-sized page at a high scale would exhaust memory."""
 
 _MUPDF_ERRORS = (RuntimeError, ValueError, pymupdf.mupdf.FzErrorBase)
+"""What PyMuPDF raises on a broken file: FileDataError (a RuntimeError) when opening,
+ValueError on impossible requests, and MuPDF's own FzError* from deeper down."""
 
 
 def open_pdf(path: Path, password: str | None = None) -> pymupdf.Document:
@@ -64,6 +67,7 @@ def open_pdf(path: Path, password: str | None = None) -> pymupdf.Document:
 
 
 def _open(head: bytes, source: Path | bytes, password: str | None) -> pymupdf.Document:
+    """Returns the opened, unlocked document from a path or bytes that start with `head`."""
     if not head:
         raise EmptyFile("the file is empty")
     if b"%PDF" not in head:
@@ -83,7 +87,7 @@ def _open(head: bytes, source: Path | bytes, password: str | None) -> pymupdf.Do
 
 
 def _load(source: Path | bytes) -> pymupdf.Document:
-    # PyMuPDF leaves a few methods unannotated; each such call is marked where it is made.
+    # PyMuPDF leaves a few methods unannotated: each such call is marked where it is made.
     path, stream = (None, source) if isinstance(source, bytes) else (source, None)
     return pymupdf.Document(path, stream=stream, filetype="pdf")  # type: ignore[no-untyped-call]
 
@@ -108,9 +112,12 @@ def extract_document(doc: pymupdf.Document) -> ExtractedDocument:
     """Returns every page's text (numbered from 1), the outline and the metadata title."""
     try:
         pages = [extract_page(page) for page in doc.pages()]
-        toc = _outline(doc)
     except _MUPDF_ERRORS as exc:
         raise CorruptPdf(f"the PDF's content cannot be read: {exc}") from exc
+    try:
+        toc = _outline(doc)
+    except (*_MUPDF_ERRORS, IndexError):
+        toc = []  # a broken outline costs the chapter titles, not the document
     title = (doc.metadata or {}).get("title") or ""
     return ExtractedDocument(pages=pages, toc=toc, title=title.strip() or None)
 
@@ -118,39 +125,66 @@ def extract_document(doc: pymupdf.Document) -> ExtractedDocument:
 def extract_page(page: pymupdf.Page) -> PageText:
     """Returns the page's text in reading order with one box and one line id per character."""
     raw = page.get_textpage(flags=TEXT_FLAGS).extractRAWDICT()
-    upright, rotated = _fragments(raw["blocks"])
+    # PyMuPDF reads text on the unrotated page; citelock reads it as shown, like the renders.
+    turn = page.rotation_matrix if page.rotation else None
+    upright, rotated = _fragments(raw["blocks"], turn)
     # Rotated lines are margin stamps (arXiv ids, print-shop slugs): read them last.
-    layout = compose_text(reading_order(upright, page.rect.width) + rotated)
+    composed = compose_text(reading_order(upright, page.rect.width) + rotated)
+    width, height = page.rect.width, page.rect.height
+    # A glyph only partly off the page is kept: cut its box to the page, where rects belong.
+    boxes = composed.char_boxes
+    boxes[:, 0::2] = np.clip(boxes[:, 0::2], 0.0, width)
+    boxes[:, 1::2] = np.clip(boxes[:, 1::2], 0.0, height)
     return PageText(
         number=page.number + 1,
-        text=layout.text,
-        width=page.rect.width,
-        height=page.rect.height,
-        char_boxes=layout.char_boxes,
-        line_ids=layout.line_ids,
+        text=composed.text,
+        width=width,
+        height=height,
+        char_boxes=boxes,
+        line_ids=composed.line_ids,
         image_coverage=_image_coverage(page),
     )
 
 
-def _fragments(blocks: list[dict[str, Any]]) -> tuple[list[Fragment], list[Fragment]]:
-    """Returns the text lines of rawdict blocks as fragments: upright ones, then rotated ones."""
+def _fragments(
+    blocks: list[dict[str, Any]], turn: pymupdf.Matrix | None
+) -> tuple[list[Fragment], list[Fragment]]:
+    """Returns the text lines of rawdict blocks as fragments: upright ones, then rotated ones.
+
+    With `turn` (a page's rotation matrix), boxes and directions are turned as displayed.
+    """
     upright: list[Fragment] = []
     rotated: list[Fragment] = []
     for number, block in enumerate(blocks):
         for line in block.get("lines", ()):
             spans = line["spans"]
             glyphs = ((char["c"], char["bbox"]) for span in spans for char in span["chars"])
+            if turn is not None:
+                glyphs = ((char, _turn_box(box, turn)) for char, box in glyphs)
             size = max((span["size"] for span in spans), default=0.0)
             fragment = make_fragment(number, glyphs, size)
             if fragment is None:
                 continue
             cos, sin = line["dir"]
+            if turn is not None:
+                cos, sin = cos * turn.a + sin * turn.c, cos * turn.b + sin * turn.d
             (upright if cos > 0.99 and abs(sin) < 0.01 else rotated).append(fragment)
     return upright, rotated
 
 
+def _turn_box(box: Rect, turn: pymupdf.Matrix) -> Rect:
+    """Returns `box` moved by the page rotation `turn` (a multiple of 90 degrees)."""
+    x0, y0 = _turn_point(box[0], box[1], turn)
+    x1, y1 = _turn_point(box[2], box[3], turn)
+    return (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+
+
+def _turn_point(x: float, y: float, turn: pymupdf.Matrix) -> tuple[float, float]:
+    return (x * turn.a + y * turn.c + turn.e, x * turn.b + y * turn.d + turn.f)
+
+
 def _image_coverage(page: pymupdf.Page) -> float:
-    """Returns the share of the page covered by images, overlaps counted once."""
+    """Returns the share of the page covered by images, overlaps counted once (on a grid)."""
     width, height = page.rect.width, page.rect.height
     if width <= 0 or height <= 0:
         return 0.0
@@ -164,10 +198,9 @@ def _image_coverage(page: pymupdf.Page) -> float:
 
 
 def _grid_span(start: float, end: float) -> slice:
-    def cell(share: float) -> int:
-        return round(min(max(share, 0.0), 1.0) * COVERAGE_GRID)
-
-    return slice(cell(start), cell(end))
+    """Returns the grid cells between two shares of the page's side, clipped to the page."""
+    first, last = (round(min(max(share, 0.0), 1.0) * COVERAGE_GRID) for share in (start, end))
+    return slice(first, last)
 
 
 def _outline(doc: pymupdf.Document) -> list[TocEntry]:
@@ -179,7 +212,7 @@ def _outline(doc: pymupdf.Document) -> list[TocEntry]:
             continue
         if number not in frames:
             page = doc[number - 1]
-            frames[number] = (page.transformation_matrix, page.rect.height)
+            frames[number] = (page.transformation_matrix * page.rotation_matrix, page.rect.height)
         matrix, height = frames[number]
         y = _destination_y(dest, matrix)
         if y is not None:
@@ -192,8 +225,8 @@ def _destination_y(dest: dict[str, Any], matrix: pymupdf.Matrix) -> float | None
     """Returns where on its page an outline entry points, in top-left page coordinates.
 
     PyMuPDF gives a direct destination's point in page coordinates already, but a named
-    destination's point in PDF coordinates (origin bottom-left), with y == 0 standing for
-    "no top given".
+    destination's point in PDF coordinates (origin bottom-left, page unrotated: `matrix`
+    maps those to the page as shown), with y == 0 standing for "no top given".
     """
     to = dest.get("to")
     if to is None:
@@ -222,7 +255,7 @@ def check_text_layer(pages: Sequence[PageText]) -> None:
 
 
 def _visible_chars(page: PageText) -> int:
-    return len(page.text) - sum(char.isspace() for char in page.text)
+    return len("".join(page.text.split()))
 
 
 def render_page_png(

@@ -131,7 +131,12 @@ def ingest_pdf(
     with timings.measure("store"):
         try:
             document = store_document(
-                sessions, path, meta, sha256=sha256, extracted=extracted, drafts=drafts,
+                sessions,
+                path,
+                meta,
+                sha256=sha256,
+                extracted=extracted,
+                drafts=drafts,
                 vectors=vectors,
             )
         except IntegrityError:

@@ -32,6 +32,8 @@ def ingest_upload(stream: BinaryIO, meta: DocumentMeta, *, runtime: Runtime) -> 
     """Returns the stored document for an uploaded stream, copied under the size limit first."""
     settings = runtime.settings
     with spooled_upload(
-        stream, directory=settings.citelock_data_dir / "uploads", max_bytes=settings.max_upload_bytes
+        stream,
+        directory=settings.citelock_data_dir / "uploads",
+        max_bytes=settings.max_upload_bytes,
     ) as path:
         return ingest_file(path, meta, runtime=runtime)

@@ -1,4 +1,4 @@
-"""Uploaded bytes land in a temporary file in the data folder, under a size limit, and never stay."""
+"""Uploads land in a temporary file in the data folder, under a size limit, and never stay."""
 
 from __future__ import annotations
 

@@ -1,0 +1,327 @@
+"""Retrieval latency against its floor, and recall, at 10k and 100k synthetic chunks.
+
+    python bench/search_floor.py [--sizes 10000 100000] [--queries 200] [--database-url URL]
+
+The floor is what no search can beat: embedding the query plus the bare pgvector
+statement (`ORDER BY embedding <=> q LIMIT 10`, default settings, no filters). Each query
+is embedded once and that time is added to both the floor and `search_chunks` (k=10,
+overfetch 4), so the two differ only by their SQL. Recall@10 is against an exact scan.
+
+The chunks are synthetic: vectors clustered a topic per hundred chunks (real embeddings
+cluster; uniform random 384-d vectors have no neighbours to find), words drawn from a
+Zipf distribution, 500 chunks per document, four collections. Query vectors are drawn near
+topics; the embedding time is the real model's on a real sentence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import sqlalchemy as sa
+from pgvector.psycopg import register_vector
+from psycopg.types.json import Jsonb
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.config import Settings
+from app.db.models import Chunk, Document
+from app.retrieval.embedder import embed_query
+from app.retrieval.filters import SearchFilters, filter_clauses
+from app.retrieval.search import SearchMode, search_chunks
+from app.runtime import Runtime, open_runtime
+from bench.report import machine_summary
+
+DIM = 384
+CHUNKS_PER_DOCUMENT = 500
+CHUNKS_PER_TOPIC = 100
+INTRINSIC_DIM = 32
+COLLECTIONS = ("physics", "history", "law", "poetry")
+VOCABULARY = 5_000
+WORDS_PER_CHUNK = 60
+QUERY_SENTENCE = "what does aristotle say about imagination and action"
+COPY_STATEMENT = (
+    "COPY chunks (id, document_id, ordinal, page_start, page_end, page_span_start, "
+    "page_span_end, document_span_start, document_span_end, bbox, line_rects, chapter, "
+    "section, content, content_sha256, token_count, flags, embedding) "
+    "FROM STDIN WITH (FORMAT BINARY)"
+)
+COPY_TYPES = ["uuid", "uuid", *["int4"] * 7, "float8[]", "jsonb", "text", "text", "text"]
+COPY_TYPES += ["text", "int4", "text[]", "vector"]
+
+Vectors = npt.NDArray[np.float32]
+
+
+def unit(vectors: npt.NDArray[np.float64]) -> Vectors:
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    unit_vectors: Vectors = (vectors / norms).astype(np.float32)
+    return unit_vectors
+
+
+def chunk_values(row: int, content: str, vector: Vectors) -> list[Any]:
+    """Returns one chunk's COPY row (COPY_COLUMNS), the `row`-th of the corpus."""
+    ordinal = row % CHUNKS_PER_DOCUMENT
+    page = ordinal // 3 + 1
+    chunk_id = uuid.UUID(int=(1 << 64) + row)
+    document_id = uuid.UUID(int=row // CHUNKS_PER_DOCUMENT + 1)
+    pages = [page, page + (ordinal % 5 == 0)]
+    spans = [0, 10, ordinal * 10, ordinal * 10 + 10]
+    titles = [f"Chapter {ordinal // 50 + 1}", f"Section {ordinal // 10 + 1}"]
+    flags = ["references"] if ordinal % 40 == 39 else []
+    return [
+        chunk_id,
+        document_id,
+        ordinal,
+        *pages,
+        *spans,
+        [0.0, 0.0, 1.0, 1.0],
+        Jsonb([]),
+        *titles,
+        content,
+        "0" * 64,
+        WORDS_PER_CHUNK,
+        flags,
+        vector,
+    ]
+
+
+def load_chunks(runtime: Runtime, count: int, rng: np.random.Generator) -> tuple[Vectors, Any]:
+    """Returns the topic vectors and the vocabulary, most frequent first, after storing
+    `count` synthetic chunks in ready documents.
+
+    Loaded with binary COPY and indexed afterwards, as pgvector's loading example does.
+    """
+    # Topics spread over a low-dimensional subspace, as sentence embeddings are (their
+    # intrinsic dimension is a few dozen): neighbouring topics overlap instead of forming
+    # orthogonal islands, on which the graph's greedy descent can end in the wrong island.
+    basis = rng.normal(size=(INTRINSIC_DIM, DIM))
+    topics = unit(rng.normal(size=(count // CHUNKS_PER_TOPIC, INTRINSIC_DIM)) @ basis)
+    vocabulary = np.array([f"w{n}x" for n in range(VOCABULARY)])
+    zipf = 1.0 / np.arange(1, VOCABULARY + 1)
+    words = rng.choice(VOCABULARY, size=(count, WORDS_PER_CHUNK), p=zipf / zipf.sum())
+    documents = [
+        {
+            "id": uuid.UUID(int=n + 1),
+            "sha256": f"{n:064d}",
+            "filename": f"doc{n}.pdf",
+            "title": f"Document {n}",
+            "collection": COLLECTIONS[n % len(COLLECTIONS)],
+            "language": "en",
+            "version": "1.0",
+            "is_my_copy": False,
+            "page_count": 200,
+            "chunk_count": CHUNKS_PER_DOCUMENT,
+            "byte_size": 1,
+            "toc": [],
+            "status": "ready",
+        }
+        for n in range(count // CHUNKS_PER_DOCUMENT)
+    ]
+    with runtime.sessions.begin() as session:
+        session.execute(sa.insert(Document), documents)
+    connection = runtime.engine.raw_connection()
+    try:
+        driver: Any = connection.driver_connection
+        register_vector(driver)
+        with driver.cursor() as cursor:
+            definition = "SELECT pg_get_indexdef('ix_chunks_embedding_hnsw'::regclass)"
+            index = cursor.execute(definition).fetchone()[0]
+            cursor.execute("DROP INDEX ix_chunks_embedding_hnsw")
+            with cursor.copy(COPY_STATEMENT) as copy:
+                copy.set_types(COPY_TYPES)
+                for row in range(count):
+                    noise = rng.normal(size=DIM) / np.sqrt(DIM)
+                    vector = unit(topics[row // CHUNKS_PER_TOPIC] + noise)
+                    copy.write_row(chunk_values(row, " ".join(vocabulary[words[row]]), vector))
+            cursor.execute("SET LOCAL maintenance_work_mem = '1GB'")  # the graph fits: faster
+            cursor.execute(index)
+        driver.commit()
+        driver.autocommit = True  # VACUUM runs outside a transaction
+        driver.execute("VACUUM ANALYZE documents, chunks")
+    finally:
+        # Back to the pool as it came: search's SET LOCAL needs a transaction around it.
+        driver.autocommit = False
+        connection.close()
+    return topics, vocabulary[np.argsort(-zipf)]
+
+
+def near(topics: Vectors, chosen: npt.NDArray[np.int64], rng: np.random.Generator) -> Vectors:
+    """Returns one query vector near each chosen topic."""
+    return unit(topics[chosen] + rng.normal(size=(len(chosen), DIM)) / np.sqrt(DIM))
+
+
+def percentiles(samples: list[float]) -> str:
+    return f"{np.percentile(samples, 50):.2f} | {np.percentile(samples, 95):.2f}"
+
+
+def measure(runtime: Runtime, count: int, queries: int, rng: np.random.Generator) -> list[str]:
+    """Returns the markdown table rows for one corpus size."""
+    topics, vocabulary = load_chunks(runtime, count, rng)
+    vectors = near(topics, rng.choice(len(topics), size=queries), rng)
+    # Topic t is in document t * CHUNKS_PER_TOPIC // CHUNKS_PER_DOCUMENT, whose collection is
+    # that number modulo 4: these are the topics of the first collection, then the others'.
+    in_first = (np.arange(len(topics)) * CHUNKS_PER_TOPIC // CHUNKS_PER_DOCUMENT) % 4 == 0
+    on_topic = near(topics, rng.choice(np.flatnonzero(in_first), size=queries), rng)
+    off_topic = near(topics, rng.choice(np.flatnonzero(~in_first), size=queries), rng)
+    # Three words, each drawn from the first 1,000 by frequency: a typical query's mix.
+    texts = [" ".join(rng.choice(vocabulary[:1000], size=3)) for _ in range(queries)]
+    one_document = SearchFilters(document_ids=(uuid.UUID(int=1),))
+    one_collection = SearchFilters(collection=COLLECTIONS[0])
+
+    def bare(vector: Vectors) -> list[Any]:
+        nearest = sa.select(Chunk.id).order_by(Chunk.embedding.cosine_distance(vector)).limit(10)
+        with runtime.sessions.begin() as session:
+            return list(session.scalars(nearest))
+
+    def exact(vector: Vectors, filters: SearchFilters) -> set[Any]:
+        query = sa.bindparam("query", vector, type_=Chunk.embedding.type)
+        distance = sa.func.cosine_distance(Chunk.embedding, query)  # no index orders by it
+        nearest = sa.select(Chunk.id).where(*filter_clauses(filters))
+        with runtime.sessions.begin() as session:
+            return set(session.scalars(nearest.order_by(distance, Chunk.id).limit(10)))
+
+    def ours(vector: Vectors, text: str, filters: SearchFilters, mode: SearchMode) -> set[Any]:
+        with runtime.sessions.begin() as session:
+            found = search_chunks(
+                session,
+                query_vector=vector,
+                query_text=text,
+                filters=filters,
+                k=10,
+                overfetch=4,
+                mode=mode,
+            )
+        return {candidate.chunk_id for candidate in found[:10]}
+
+    # name: (its query vectors, what it runs, the filters recall is measured within, if any)
+    Case = tuple[Vectors, Callable[[Vectors, str], Any], SearchFilters | None]
+    cases: dict[str, Case] = {
+        "bare": (vectors, lambda v, t: bare(v), SearchFilters()),
+        "vector": (vectors, lambda v, t: ours(v, t, SearchFilters(), "vector"), SearchFilters()),
+        "hybrid": (vectors, lambda v, t: ours(v, t, SearchFilters(), "hybrid"), None),
+        "document": (vectors, lambda v, t: ours(v, t, one_document, "vector"), one_document),
+        "on topic": (on_topic, lambda v, t: ours(v, t, one_collection, "vector"), one_collection),
+        "off topic": (off_topic, lambda v, t: ours(v, t, one_collection, "vector"), one_collection),
+    }
+    for query in range(10):  # warm the caches
+        for queries_of_case, case, _ in cases.values():
+            case(queries_of_case[query], texts[query])
+
+    # Three passes, so that nothing measured shares the machine with something else: the
+    # model's threads keep spinning after a call, and an exact scan evicts the index's pages.
+    times: dict[str, list[float]] = {name: [] for name in ["embed", *cases]}
+    for _ in range(queries):
+        started = time.perf_counter()
+        embed_query(runtime.embedder, QUERY_SENTENCE)
+        times["embed"].append((time.perf_counter() - started) * 1000)
+    found: dict[str, list[Any]] = {name: [] for name in cases}
+    for query in range(queries):
+        for name, (queries_of_case, case, _) in cases.items():
+            started = time.perf_counter()
+            found[name].append(case(queries_of_case[query], texts[query]))
+            times[name].append((time.perf_counter() - started) * 1000)
+    recalls: dict[str, list[float]] = {name: [] for name in cases}
+    for name, (queries_of_case, _, filters) in cases.items():
+        for vector, hits in zip(queries_of_case, found[name], strict=True):
+            if filters is not None:
+                recalls[name].append(len(set(hits) & exact(vector, filters)) / 10)
+
+    with runtime.engine.connect() as connection:
+        sizes = connection.execute(
+            sa.text(
+                "SELECT current_setting('shared_buffers'), "
+                "pg_size_pretty(pg_table_size('chunks')), "
+                "pg_size_pretty(pg_relation_size('ix_chunks_embedding_hnsw'))"
+            )
+        ).one()
+
+    def recall(name: str) -> str:
+        return f"{np.mean(recalls[name]):.3f}" if recalls[name] else ""
+
+    embed = np.array(times["embed"])
+    floor = embed + np.array(times["bare"])
+    rows = [
+        f"| {count:,} | query embedding alone | {percentiles(list(embed))} | |",
+        f"| {count:,} | (shared_buffers {sizes[0]}, chunks {sizes[1]}, HNSW index {sizes[2]}) "
+        "| | | |",
+        f"| {count:,} | **floor**: embedding + bare top-10 SQL | {percentiles(list(floor))} "
+        f"| {recall('bare')} |",
+    ]
+    for name in ("vector", "hybrid"):
+        total = embed + np.array(times[name])
+        ratio = np.percentile(total, 95) / np.percentile(floor, 95)
+        rows.append(
+            f"| {count:,} | embedding + `search_chunks` {name} (p95 **{ratio:.2f}x** floor) "
+            f"| {percentiles(list(total))} | {recall(name)} |"
+        )
+    for name, label in [
+        ("bare", "SQL only: bare top-10 (ef_search 40)"),
+        ("vector", "SQL only: `search_chunks` vector, top 40"),
+        ("hybrid", "SQL only: `search_chunks` hybrid, top 40 (3-word queries)"),
+        ("document", f"SQL only: vector, one document ({CHUNKS_PER_DOCUMENT} chunks: exact)"),
+        ("on topic", "SQL only: vector, one collection (25%: index), query on its topics"),
+        ("off topic", "SQL only: vector, one collection (25%: index), query off its topics"),
+    ]:
+        rows.append(f"| {count:,} | {label} | {percentiles(times[name])} | {recall(name)} |")
+    return rows
+
+
+def run(sizes: list[int], queries: int, server_url: str, data_dir: Path) -> str:
+    """Returns the markdown section with the figures for every size."""
+    rows: list[str] = []
+    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
+    for count in sizes:
+        database = f"citelock_bench_search_{count}"
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+            connection.execute(sa.text(f'CREATE DATABASE "{database}"'))
+        url = sa.make_url(server_url).set(database=database).render_as_string(hide_password=False)
+        settings = Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None)
+        runtime = open_runtime(settings)
+        try:
+            rows += measure(runtime, count, queries, np.random.default_rng(count))
+        finally:
+            runtime.close()
+    admin.dispose()
+    return "\n".join(
+        [
+            f"{queries} queries per size; milliseconds; recall@10 against an exact scan of the "
+            "same filtered set. The chunks and query vectors are synthetic (see the script).",
+            "",
+            "| chunks | what | p50 ms | p95 ms | recall@10 |",
+            "|---:|---|---:|---:|---:|",
+            *rows,
+            "",
+            machine_summary(),
+            "",
+            f"Reproduce: `python bench/search_floor.py --sizes {' '.join(map(str, sizes))} "
+            f"--queries {queries}`",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--database-url", default="")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as data_dir:
+        server_url = Settings(database_url=args.database_url, _env_file=None).database_url
+        if not server_url:
+            from app.db.embedded import embedded_database_url, start_embedded_postgres
+
+            server_url = embedded_database_url(start_embedded_postgres(Path(data_dir)))
+        print(run(args.sizes, args.queries, server_url, Path(data_dir)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The shared corpus's documents, ingested once per test run into their own database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pytest
+
+from app.errors import CitelockError
+from app.ingest.pipeline import DocumentMeta, IngestResult
+from app.ingest.service import ingest_file
+from app.runtime import Runtime
+from tests.shared_corpus import SHARED_CORPUS
+
+SCANS = {"scan_huckfinn_multipage.pdf"}
+"""Image-only documents: refused with no_text_layer until OCR exists."""
+
+
+@dataclass
+class IngestedCorpus:
+    runtime: Runtime
+    documents: dict[str, IngestResult] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="session")
+def ingested_docs(open_test_runtime: Callable[[str], Runtime]) -> IngestedCorpus:
+    folder = SHARED_CORPUS / "docs"
+    if not folder.is_dir():
+        pytest.skip(f"shared corpus not found at {folder} (it sits beside the repository)")
+    corpus = IngestedCorpus(open_test_runtime("citelock_corpus"))
+    for path in sorted(folder.glob("*.pdf")):
+        try:
+            corpus.documents[path.name] = ingest_file(
+                path, DocumentMeta(filename=path.name, collection="docs"), runtime=corpus.runtime
+            )
+        except CitelockError as error:
+            corpus.refused[path.name] = error.code
+    return corpus
