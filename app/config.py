@@ -62,9 +62,10 @@ class Settings(BaseSettings):
     def check_consistency(self) -> Settings:
         if self.chunk_overlap_tokens >= self.chunk_max_tokens:
             raise ValueError("CHUNK_OVERLAP_TOKENS must be smaller than CHUNK_MAX_TOKENS")
-        if self.chunk_max_tokens > self.embedding_max_tokens:
+        # The window also holds the model's [CLS] and [SEP] tokens.
+        if self.chunk_max_tokens > self.embedding_max_tokens - 2:
             raise ValueError(
-                "CHUNK_MAX_TOKENS must fit the model window (EMBEDDING_MAX_TOKENS): "
+                "CHUNK_MAX_TOKENS must fit the model window (EMBEDDING_MAX_TOKENS less 2): "
                 "longer chunks would be truncated before embedding"
             )
         remote = (EmbeddingBackend.http, EmbeddingBackend.openai)

