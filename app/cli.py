@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.table import Table
 
 from app.config import get_settings
 
@@ -81,6 +83,68 @@ def ingest(
     finally:
         runtime.close()
     raise typer.Exit(code=1 if failures else 0)
+
+
+@app.command()
+def query(
+    text: Annotated[str, typer.Argument(help="The question.")],
+    k: Annotated[int, typer.Option("--k", min=1, max=20, help="Chunks to return.")] = 5,
+    overfetch: Annotated[int | None, typer.Option(min=1, max=50)] = None,
+    where: Annotated[
+        str, typer.Option(help='Filters as JSON, e.g. \'{"collection": "rhetoric"}\'.')
+    ] = "{}",
+    search: Annotated[str | None, typer.Option(help="hybrid or vector.")] = None,
+    include_docs: Annotated[bool, typer.Option(help="Print each chunk's text too.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Retrieve the chunks that best answer TEXT, as the query endpoint does."""
+    from pydantic import ValidationError
+
+    from app.api.query_service import retrieval_params
+    from app.api.schemas import QueryRequest
+    from app.retrieval.pipeline import retrieve_context
+    from app.runtime import open_runtime
+
+    settings = get_settings()
+    try:
+        request = QueryRequest.model_validate(
+            {"query": text, "top_k": k, "filters": json.loads(where), "search": search}
+        )
+    except (ValueError, ValidationError) as error:
+        console.print(f"[red]invalid query:[/red] {error}")
+        raise typer.Exit(code=2) from error
+    params = retrieval_params(request, settings)
+    if overfetch is not None:
+        params = dataclasses.replace(params, overfetch=overfetch)
+    runtime = open_runtime(settings)
+    try:
+        with runtime.sessions() as session:
+            bundle = retrieve_context(
+                request.query, params, session=session, embedder=runtime.embedder
+            )
+    finally:
+        runtime.close()
+    results = [
+        {
+            "chunk_id": str(chunk.chunk_id),
+            "distance": round(chunk.distance, 6),
+            "document": chunk.document_filename,
+            "pages": [chunk.page_start, chunk.page_end],
+            **({"content": chunk.content} if include_docs else {}),
+        }
+        for chunk in bundle.chunks
+    ]
+    if as_json:
+        print(json.dumps({"status": bundle.status, "results": results}, ensure_ascii=False))
+        return
+    table = Table("chunk_id", "distance", "document", "pages", title=f"status: {bundle.status}")
+    for result in results:
+        first, last = result["pages"]
+        pages = str(first) if first == last else f"{first}-{last}"
+        table.add_row(result["chunk_id"], f"{result['distance']:.4f}", result["document"], pages)
+        if include_docs:
+            table.add_row("", "", result["content"], "")
+    Console().print(table)
 
 
 def main() -> None:

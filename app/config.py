@@ -5,6 +5,7 @@ from __future__ import annotations
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -39,6 +40,15 @@ class Settings(BaseSettings):
     chunk_max_tokens: int = Field(default=200, ge=16)
     chunk_overlap_tokens: int = Field(default=32, ge=0)
 
+    search_mode: Literal["hybrid", "vector"] = "hybrid"
+    search_overfetch: int = Field(default=4, ge=1, le=50)
+    min_similarity: float = Field(default=0.3, ge=-1.0, le=1.0)
+    context_token_budget: int = Field(default=4000, ge=100)
+    filter_references: bool = True
+    filter_furniture: bool = True
+    filter_ocr_noise: bool = True
+    use_annotations: bool = True
+
     max_upload_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
     enable_highlights: bool = True
     log_level: str = "INFO"
@@ -72,6 +82,17 @@ class Settings(BaseSettings):
         if self.embedding_backend in remote and not self.embedding_url:
             raise ValueError(f"EMBEDDING_BACKEND={self.embedding_backend} needs EMBEDDING_URL")
         return self
+
+
+    @property
+    def excluded_flags(self) -> tuple[str, ...]:
+        """Returns the chunk flags that keep a chunk out of answers, as switched in settings."""
+        switches = {
+            "references": self.filter_references,
+            "furniture": self.filter_furniture,
+            "ocr_noise": self.filter_ocr_noise,
+        }
+        return tuple(flag for flag, excluded in switches.items() if excluded)
 
 
 @lru_cache

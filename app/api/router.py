@@ -2,7 +2,8 @@
 
 from fastapi import APIRouter
 
-from app.api.routes import documents
+from app.api.routes import documents, query
 
 api_router = APIRouter(prefix="/api/v1")
 api_router.include_router(documents.router)
+api_router.include_router(query.router)

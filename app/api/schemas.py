@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.db.models import Chunk, Document
+
+
+def refuse_nul(value: str) -> str:
+    # PostgreSQL text cannot hold NUL: refuse it here rather than fail in the database.
+    if "\x00" in value:
+        raise ValueError("must not contain NUL characters")
+    return value
+
+
+UserText = Annotated[str, AfterValidator(refuse_nul)]
+"""A string from the caller, as it may be stored or sent to SQL."""
 
 
 class DocumentForm(BaseModel):
     """The form fields beside the uploaded `file`."""
 
-    collection: str = Field(default="default", min_length=1, max_length=200)
-    title: str | None = Field(default=None, max_length=1000)
-    language: str = Field(default="en", min_length=2, max_length=20)
-    version: str = Field(default="1.0", min_length=1, max_length=50)
+    collection: UserText = Field(default="default", min_length=1, max_length=200)
+    title: UserText | None = Field(default=None, max_length=1000)
+    language: UserText = Field(default="en", min_length=2, max_length=20)
+    version: UserText = Field(default="1.0", min_length=1, max_length=50)
     is_my_copy: bool = False
-    password: str | None = Field(default=None, max_length=1000)
+    password: UserText | None = Field(default=None, max_length=1000)
 
 
 class TocEntryOut(BaseModel):
@@ -93,12 +104,12 @@ class Health(BaseModel):
 class QueryFilters(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    collection: str | None = Field(default=None, max_length=200)
+    collection: UserText | None = Field(default=None, max_length=200)
     document_ids: list[uuid.UUID] = Field(default_factory=list, max_length=1000)
-    chapter: str | None = Field(default=None, max_length=1000)
-    section: str | None = Field(default=None, max_length=1000)
-    language: str | None = Field(default=None, max_length=20)
-    version: str | None = Field(default=None, max_length=50)
+    chapter: UserText | None = Field(default=None, max_length=1000)
+    section: UserText | None = Field(default=None, max_length=1000)
+    language: UserText | None = Field(default=None, max_length=20)
+    version: UserText | None = Field(default=None, max_length=50)
     page_start: int | None = Field(default=None, ge=1)
     page_end: int | None = Field(default=None, ge=1)
     is_my_copy: bool | None = None
@@ -107,7 +118,7 @@ class QueryFilters(BaseModel):
 class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
-    query: str = Field(min_length=1, max_length=1000)
+    query: UserText = Field(min_length=1, max_length=1000)
     top_k: int = Field(default=5, ge=1, le=20)
     filters: QueryFilters = Field(default_factory=QueryFilters)
     use_annotations: bool | None = None

@@ -11,6 +11,7 @@ from sqlalchemy import (
     ARRAY,
     BigInteger,
     Boolean,
+    Computed,
     DateTime,
     Float,
     ForeignKey,
@@ -20,7 +21,7 @@ from sqlalchemy import (
     Text,
     func,
 )
-from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.dialects.postgresql import JSONB, TSVECTOR, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 EMBEDDING_DIM = 384
@@ -107,3 +108,7 @@ class Chunk(Base):
     token_count: Mapped[int] = mapped_column(Integer)
     flags: Mapped[list[str]] = mapped_column(ARRAY(Text), default=list)
     embedding: Mapped[Any] = mapped_column(VECTOR(EMBEDDING_DIM))
+    content_tsv: Mapped[Any] = mapped_column(
+        TSVECTOR, Computed("to_tsvector('english', content)", persisted=True), deferred=True
+    )
+    """Generated from `content` for keyword search; deferred, since only search reads it."""

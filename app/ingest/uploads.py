@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,3 +35,17 @@ def spooled_upload(stream: BinaryIO, *, directory: Path, max_bytes: int) -> Iter
         yield path
     finally:
         path.unlink(missing_ok=True)
+
+
+MAX_FILENAME_CHARS = 255
+
+
+def display_filename(name: str | None) -> str:
+    """Returns the uploader's filename made safe to store and show: its last path part,
+    without control characters, at most MAX_FILENAME_CHARS long.
+
+    It is only ever shown and stored as text, never used as a path.
+    """
+    last_part = re.split(r"[\\/]", name or "")[-1]
+    printable = "".join(ch for ch in last_part if ch.isprintable()).strip()
+    return printable[:MAX_FILENAME_CHARS] or "document.pdf"

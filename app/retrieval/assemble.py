@@ -45,7 +45,7 @@ def above_threshold(ranked: Sequence[R], min_similarity: float) -> list[R]:
 
 
 def without_duplicates(ranked: Sequence[R]) -> list[R]:
-    """Returns `ranked` keeping only the best-ranked of chunks with the same or nearly the same text.
+    """Returns `ranked` keeping the best-ranked of chunks with the same or nearly the same text.
 
     Exact copies (the same passage in two documents) are dropped first; then a chunk is
     dropped when its text overlaps a better-ranked kept one by more than NEAR_DUPLICATE_RATIO.

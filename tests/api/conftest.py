@@ -54,14 +54,17 @@ PARAGRAPHS = [
 ]
 
 
-def make_pdf(pages: int = 2) -> bytes:
-    """Returns a small text PDF with a few paragraphs per page and an outline."""
+HEADINGS = ["Why citations matter", "How the pieces fit together"]
+
+
+def make_pdf() -> bytes:
+    """Returns a two-page text PDF, a heading and a few paragraphs a page, with an outline."""
     document = pymupdf.open()
-    for number in range(pages):
+    for heading in HEADINGS:
         page = document.new_page()
-        text = f"Section {number + 1}\n\n" + "\n\n".join(PARAGRAPHS)
+        text = heading + "\n\n" + "\n\n".join(PARAGRAPHS)
         page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
-    document.set_toc([[1, f"Section {n + 1}", n + 1] for n in range(pages)])
+    document.set_toc([[1, heading, number] for number, heading in enumerate(HEADINGS, 1)])
     pdf: bytes = document.tobytes()
     document.close()
     return pdf

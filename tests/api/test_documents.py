@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.runtime import Runtime
+from tests.api.conftest import HEADINGS
 from tests.shared_corpus import corpus_path
 
 TABLES = ("documents", "document_files", "pages", "chunks")
@@ -41,8 +42,7 @@ def test_upload_document_created(client: TestClient, sample_pdf: bytes) -> None:
     assert body["annotation_count"] == 0
     assert body["status"] == "ready"
     assert body["toc"] == [
-        {"level": 1, "title": "Section 1", "page": 1},
-        {"level": 1, "title": "Section 2", "page": 2},
+        {"level": 1, "title": title, "page": page} for page, title in enumerate(HEADINGS, 1)
     ]
 
 
@@ -96,7 +96,7 @@ def test_page_chunks_hold_provenance(
         if chunk["page_start"] == chunk["page_end"] == 2:
             assert chunk["content"] == page_text[chunk["page_span_start"] : chunk["page_span_end"]]
         assert chunk["rects"] and all(len(r["rect"]) == 4 for r in chunk["rects"])
-        assert chunk["chapter"] in ("Section 1", "Section 2")
+        assert chunk["chapter"] in HEADINGS
 
 
 def test_page_chunks_page_outside_document_is_404(client: TestClient, sample_pdf: bytes) -> None:
@@ -233,3 +233,20 @@ def test_request_id_is_echoed_or_made(client: TestClient) -> None:
     assert made.headers["x-request-id"] != "bad id\nwith newline"
     missing = client.get(f"/api/v1/documents/{uuid.uuid4()}", headers={"X-Request-ID": "r-1"})
     assert missing.json()["request_id"] == "r-1"
+
+
+@pytest.mark.parametrize(
+    ("given", "stored"),
+    [
+        ("../../etc/passwd.pdf", "passwd.pdf"),
+        ("C:\\Users\\me\\paper.pdf", "paper.pdf"),
+        ("x" * 1000 + ".pdf", "x" * 255),
+    ],
+)
+def test_upload_filename_is_stored_safely(
+    client: TestClient, runtime: Runtime, sample_pdf: bytes, given: str, stored: str
+) -> None:
+    response = upload(client, sample_pdf, name=given, collection=given[:20].replace("\x00", ""))
+    assert response.status_code == 201, response.text
+    assert response.json()["filename"] == stored
+    assert not any((runtime.settings.citelock_data_dir / "uploads").glob("*"))

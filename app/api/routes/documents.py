@@ -13,6 +13,7 @@ from app.db import documents
 from app.ingest.pdf import render_page_png
 from app.ingest.pipeline import DocumentMeta
 from app.ingest.service import ingest_upload
+from app.ingest.uploads import display_filename
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
@@ -28,7 +29,7 @@ def upload_document(
     runtime: RuntimeDep,
     response: Response,
 ) -> DocumentOut:
-    meta = DocumentMeta(filename=file.filename or "document.pdf", **form.model_dump())
+    meta = DocumentMeta(filename=display_filename(file.filename), **form.model_dump())
     result = ingest_upload(file.file, meta, runtime=runtime)
     if not result.created:
         response.status_code = status.HTTP_200_OK

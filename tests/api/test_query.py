@@ -1,0 +1,95 @@
+"""POST /api/v1/query: statuses, validation, determinism."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.runtime import Runtime
+from tests.api.conftest import client_for
+from tests.api.test_documents import upload
+
+QUERY = "how does a tracing compiler speed up hot loops"
+
+
+def ask(client: TestClient, **body: Any) -> Any:
+    return client.post("/api/v1/query", json={"query": QUERY, **body})
+
+
+def test_query_on_empty_database(client: TestClient) -> None:
+    response = ask(client)
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "empty_database"
+    assert body["chunks"] == []
+
+
+def test_query_finds_the_passage(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf)
+    response = ask(client, top_k=3, search="vector")
+    body = response.json()
+    assert body["status"] == "ok"
+    assert body["query_type"] == "standard"
+    assert body["request_id"] == response.headers["x-request-id"]
+    assert "tracing compiler" in body["chunks"][0]["content"]
+    assert "embedding" not in response.text
+    first = body["chunks"][0]
+    assert first["relevance_score"] == pytest.approx(1 - first["distance"], abs=1e-6)
+    assert first["final_score"] == pytest.approx(first["distance"], abs=1e-6)
+    assert first["document_name"] == "sample.pdf"
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+def test_query_is_deterministic(client: TestClient, sample_pdf: bytes, mode: str) -> None:
+    upload(client, sample_pdf)
+    upload(client, sample_pdf, collection="copy")
+    first, second = ask(client, search=mode).json(), ask(client, search=mode).json()
+    assert first["chunks"] == second["chunks"]
+    assert first["chunks"]
+
+
+def test_query_drops_duplicate_passages(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf)
+    upload(client, sample_pdf, collection="copy")
+    contents = [chunk["content"] for chunk in ask(client, top_k=10).json()["chunks"]]
+    assert len(contents) == len(set(contents))
+
+
+def test_query_filters_to_collection(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf, collection="papers")
+    assert ask(client, filters={"collection": "papers"}).json()["status"] == "ok"
+    assert ask(client, filters={"collection": "none"}).json()["status"] == "empty_database"
+
+
+def test_query_below_threshold_is_no_matches(runtime: Runtime, sample_pdf: bytes) -> None:
+    strict = runtime.settings.model_copy(update={"min_similarity": 0.99})
+    with client_for(dataclasses.replace(runtime, settings=strict)) as client:
+        upload(client, sample_pdf)
+        body = ask(client).json()
+    assert body["status"] == "no_matches"
+    assert body["chunks"] == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"query": "   "},
+        {"query": "x" * 1001},
+        {"query": "ok", "top_k": 0},
+        {"query": "ok", "top_k": 21},
+        {"query": "ok", "unknown": 1},
+        {"query": "ok", "search": "fuzzy"},
+        {"query": "ok", "filters": {"colection": "typo"}},
+        {"top_k": 3},
+        {"query": "nul \x00 inside"},
+        {"query": "ok", "filters": {"collection": "a\x00b"}},
+    ],
+)
+def test_query_invalid_input_is_422_invalid_query(client: TestClient, body: Any) -> None:
+    response = client.post("/api/v1/query", json=body)
+    assert response.status_code == 422
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["code"] == "invalid_query"

@@ -1,0 +1,233 @@
+"""search_chunks against the synthetic corpus, checked against an independent exact search.
+
+Every chunk's fields are known (see conftest), so which chunks a filter keeps is decided
+in Python, and the exact answer is those chunks sorted by their distance to the query (as
+pgvector computes it, for every chunk) then id: compared with search_chunks, ids and order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+import sqlalchemy as sa
+
+from app.retrieval import search
+from app.retrieval.filters import SearchFilters
+from app.retrieval.search import Candidate, SearchMode, search_chunks
+from tests.retrieval.conftest import (
+    RARE_CHUNK,
+    RARE_WORD,
+    Corpus,
+    Keep,
+    captured_statements,
+    chunk_id,
+    document_id,
+    explain,
+)
+
+Query = npt.NDArray[np.float32]
+
+FILTER_CASES: list[tuple[SearchFilters, Keep]] = [
+    (SearchFilters(collection="alpha"), lambda f: f["collection"] == "alpha"),
+    (
+        SearchFilters(language="de", version="2.0"),
+        lambda f: f["language"] == "de" and f["version"] == "2.0",
+    ),
+    (SearchFilters(is_my_copy=True), lambda f: f["is_my_copy"]),
+    (
+        SearchFilters(document_ids=(document_id(2), document_id(7))),
+        lambda f: f["document_id"] in (document_id(2), document_id(7)),
+    ),
+    (
+        SearchFilters(document_ids=(document_id(1),), page_start=40, page_end=42),
+        lambda f: (
+            f["document_id"] == document_id(1) and f["page_end"] >= 40 and f["page_start"] <= 42
+        ),
+    ),
+    (SearchFilters(page_end=3), lambda f: f["page_start"] <= 3),
+    (
+        SearchFilters(chapter="chapter 3", collection="beta"),
+        lambda f: f["chapter"].lower() == "chapter 3" and f["collection"] == "beta",
+    ),
+    (SearchFilters(section="SECTION 7"), lambda f: f["section"] == "Section 7"),
+    (
+        SearchFilters(collection="gamma", exclude_flags=("references", "furniture")),
+        lambda f: f["collection"] == "gamma" and not f["flags"],
+    ),
+    # The processing document's chunks never show, even when asked for by id.
+    (SearchFilters(document_ids=(document_id(10),)), lambda f: False),
+]
+
+
+def recall_at_10(found: list[Candidate], exact: list[Any]) -> float:
+    return len({c.chunk_id for c in found[:10]} & set(exact[:10])) / 10
+
+
+@pytest.mark.parametrize(("filters", "keep"), FILTER_CASES)
+def test_filtered_results_equal_exact_search(
+    corpus: Corpus, queries: Query, filters: SearchFilters, keep: Keep
+) -> None:
+    for query in queries[:5]:
+        found = corpus.search(query, filters)
+        assert [c.chunk_id for c in found] == corpus.exact(query, keep, 40)
+        assert [c.vector_rank for c in found] == list(range(1, len(found) + 1))
+
+
+@pytest.mark.parametrize(
+    ("filters", "keep", "documents"),
+    [
+        (*FILTER_CASES[0], range(4)),
+        (SearchFilters(exclude_flags=("references",)), lambda f: not f["flags"], range(10)),
+    ],
+)
+def test_index_path_under_broad_filters_keeps_recall(
+    corpus: Corpus,
+    monkeypatch: pytest.MonkeyPatch,
+    filters: SearchFilters,
+    keep: Keep,
+    documents: range,
+) -> None:
+    # Queries near the chunks the filter keeps, as a search in a collection mostly is. Far
+    # from all of them, the filtered top 10 are nearly equidistant and the index finds
+    # about half of them: see EXACT_SCAN_MAX_ROWS.
+    monkeypatch.setattr(search, "EXACT_SCAN_MAX_ROWS", 100)
+    fields = dict(zip(corpus.ids, corpus.fields, strict=True))
+    recalls = []
+    for query in corpus.near_topics(documents, 20, seed=11):
+        with captured_statements(corpus.runtime) as statements:
+            found = corpus.search(query, filters)
+        with corpus.runtime.sessions.begin() as session:
+            assert "ix_chunks_embedding_hnsw" in explain(session, statements[1])
+        assert len(statements) == 2  # and no exact pass after it
+        assert len(found) == 40
+        assert all(keep(fields[c.chunk_id]) for c in found)
+        assert [c.distance for c in found] == sorted(c.distance for c in found)
+        recalls.append(recall_at_10(found, corpus.exact(query, keep, 10)))
+    assert np.mean(recalls) >= 0.98
+
+
+def test_exhausted_index_scan_falls_back_to_exact_search(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 1,800 chunks pass, too many for the exact path here. Queries from another collection's
+    # topics, and an index walk cut short after its first round, find fewer than 100 of them.
+    monkeypatch.setattr(search, "EXACT_SCAN_MAX_ROWS", 100)
+    monkeypatch.setattr(search, "MAX_SCAN_TUPLES", 1)
+    filters = SearchFilters(collection="beta")
+    for query in corpus.near_topics(range(7, 10), 5, seed=3):
+        with captured_statements(corpus.runtime) as statements:
+            found = [c.chunk_id for c in corpus.search(query, filters, k=25)]
+        assert len(statements) == 3  # the set-up, the index pass, and the exact pass
+        assert "<=>" in statements[1][0]
+        assert "cosine_distance(chunks.embedding" in statements[2][0]
+        assert found == corpus.exact(query, lambda f: f["collection"] == "beta", 100)
+
+
+def test_unfiltered_search_uses_the_index_with_high_recall(corpus: Corpus, queries: Query) -> None:
+    with (
+        captured_statements(corpus.runtime) as statements,
+        corpus.runtime.sessions.begin() as session,
+    ):
+        search_chunks(
+            session,
+            query_vector=queries[0],
+            query_text="",
+            filters=SearchFilters(),
+            k=10,
+            mode="vector",
+        )
+        plan = explain(session, statements[-1])
+        iterative = session.scalar(sa.text("SELECT current_setting('hnsw.iterative_scan')"))
+    assert "Index Scan using ix_chunks_embedding_hnsw" in plan
+    assert iterative == "strict_order"
+
+    everything: Keep = lambda f: True  # noqa: E731
+    recalls = [
+        recall_at_10(corpus.search(q, SearchFilters()), corpus.exact(q, everything, 10))
+        for q in queries
+    ]
+    assert np.mean(recalls) >= 0.98
+
+
+def test_hybrid_puts_the_rare_keyword_chunk_near_the_top(corpus: Corpus, queries: Query) -> None:
+    rare = chunk_id(*RARE_CHUNK)
+    found = corpus.search(queries[0], SearchFilters(), k=5, mode="hybrid", text=RARE_WORD)
+    top = {c.chunk_id: c for c in found[:5]}
+    assert rare in top
+    assert top[rare].keyword_rank == 1
+    assert rare not in {c.chunk_id for c in corpus.search(queries[0], SearchFilters(), k=5)}
+    elsewhere = SearchFilters(collection="gamma")
+    found = corpus.search(queries[0], elsewhere, k=5, mode="hybrid", text=RARE_WORD)
+    assert rare not in {c.chunk_id for c in found}
+
+
+def test_hybrid_order_is_fused_score_then_distance_then_id(corpus: Corpus, queries: Query) -> None:
+    filters, text = SearchFilters(collection="beta"), "soul and motion"
+    found = corpus.search(queries[1], filters, mode="hybrid", text=text)
+    assert len(found) == 40
+    assert any(c.keyword_rank is not None for c in found)
+    keys = [(-c.fused_score, c.distance, c.chunk_id) for c in found]
+    assert keys == sorted(keys)
+    # Ranked by words: ts_rank_cd, best first, ties by chunk id.
+    by_words = sorted((c for c in found if c.keyword_rank), key=lambda c: c.keyword_rank or 0)
+    score = "SELECT id, ts_rank_cd(content_tsv, websearch_to_tsquery('english', :t)) FROM chunks"
+    with corpus.runtime.engine.connect() as connection:
+        rows = connection.execute(sa.text(score), {"t": text})
+        scores = {chunk: rank for chunk, rank in rows}
+    word_keys = [(-scores[c.chunk_id], c.chunk_id) for c in by_words]
+    assert word_keys == sorted(word_keys)
+    for c in found:
+        expected = sum(1 / (search.RRF_K + r) for r in (c.vector_rank, c.keyword_rank) if r)
+        assert c.fused_score == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+@pytest.mark.parametrize("filters", [SearchFilters(), SearchFilters(collection="alpha")])
+def test_repeated_searches_return_identical_results(
+    corpus: Corpus, queries: Query, mode: SearchMode, filters: SearchFilters
+) -> None:
+    first = corpus.search(queries[2], filters, mode=mode, text="memory reason")
+    for _ in range(6):  # past psycopg's prepare threshold (5): a prepared statement too
+        assert corpus.search(queries[2], filters, mode=mode, text="memory reason") == first
+
+
+HOSTILE = [
+    "'; DROP TABLE chunks; --",
+    "%",
+    "_",
+    "\\",
+    "Chapter 1\\'",
+    '{"$ne": null}',
+    "' OR '1'='1",
+]
+
+
+@pytest.fixture
+def unchanged_tables(corpus: Corpus) -> Iterator[None]:
+    def sizes() -> tuple[int, int]:
+        with corpus.runtime.engine.connect() as connection:
+            count = "SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM documents)"
+            chunks, documents = connection.execute(sa.text(count)).one()
+        return chunks, documents
+
+    before = sizes()
+    yield
+    assert sizes() == before
+
+
+@pytest.mark.usefixtures("unchanged_tables")
+@pytest.mark.parametrize("value", HOSTILE)
+def test_hostile_filter_values_match_nothing(corpus: Corpus, queries: Query, value: str) -> None:
+    for field in ("collection", "chapter", "section", "language", "version"):
+        filters = SearchFilters(**{field: value})  # type: ignore[arg-type]
+        assert corpus.search(queries[0], filters, mode="hybrid", text=value) == []
+
+
+@pytest.mark.usefixtures("unchanged_tables")
+@pytest.mark.parametrize("text", HOSTILE)
+def test_hostile_query_text_is_only_words(corpus: Corpus, queries: Query, text: str) -> None:
+    assert len(corpus.search(queries[0], SearchFilters(), mode="hybrid", text=text)) == 40
