@@ -2,18 +2,23 @@
 
 A chunk is a span of the document text (the pages' texts joined with PAGE_BREAK) that stays
 on one page, unless a sentence runs over the page break: then the chunk ends on the next
-page, right after that sentence. Chapter and section come from the outline.
+page, right after that sentence. Page furniture (running headers, page numbers) is a hard
+boundary: it gets chunks of its own, flagged, and no other chunk contains any of it. So are
+the edges of regions the caller names (reference sections): no chunk straddles one.
+Chapter and section come from the outline.
 """
 
 from __future__ import annotations
 
 import bisect
+import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from app.ingest.furniture import FURNITURE
 from app.ingest.records import PAGE_BREAK, ChunkDraft, PageText, TocEntry
 
 CountTokens = Callable[[list[str]], list[int]]
@@ -86,7 +91,10 @@ class _Piece:
 
     `page` and `last_page` index the pages it starts and ends on (they differ only for a
     sentence that runs over a page break); `tokens` leaves out the tokenizer's fixed
-    overhead (its special tokens), so pieces' counts add up.
+    overhead (its special tokens), so pieces' counts add up. A piece of page furniture
+    is a whole furniture span (or part of one too long for a chunk), never a sentence.
+    `zone` counts the region edges before the piece: pieces in different zones never
+    share a chunk.
     """
 
     start: int
@@ -95,6 +103,8 @@ class _Piece:
     last_page: int
     tokens: int
     ends_paragraph: bool
+    furniture: bool = False
+    zone: int = 0
 
 
 def chunk_pages(
@@ -104,24 +114,30 @@ def chunk_pages(
     max_tokens: int,
     overlap_tokens: int,
     count_tokens: CountTokens,
+    furniture: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+    regions: Sequence[tuple[int, int]] = (),
 ) -> list[ChunkDraft]:
     """Returns the document's chunks in order, each at most `max_tokens` by `count_tokens`.
 
     Whole sentences are packed; a chunk more than half full ends at a paragraph end, and
     each chunk after the first on a page opens with the previous chunk's last sentences
-    worth at most `overlap_tokens`.
+    worth at most `overlap_tokens`. `furniture` gives, by page number, spans of page text
+    that are page furniture: each becomes a chunk of its own flagged FURNITURE, and no
+    other chunk reaches into one, nor over a page break with furniture at it. `regions`
+    are spans of the document text that every chunk lies either within or outside of.
     """
     if not pages:
         return []
     offsets = [0, *np.cumsum([len(p.text) + len(PAGE_BREAK) for p in pages[:-1]]).tolist()]
     text = PAGE_BREAK.join(page.text for page in pages)
+    bounds = _Bounds(pages, offsets, furniture or {}, regions)
     overhead = count_tokens([""])[0]
-    pieces = _pieces(text, offsets, max_tokens, overhead, count_tokens)
+    pieces = _pieces(text, offsets, bounds, max_tokens, overhead, count_tokens)
     groups = _pack(pieces, max_tokens - overhead, overlap_tokens)
     spans = [(group[0].start, group[-1].end) for group in groups]
     headings = _Headings(toc)
     return [
-        _draft(ordinal, chunk, text, pages, offsets, headings)
+        _draft(ordinal, chunk, text, pages, offsets, headings, bounds.holds(chunk[0]))
         for ordinal, chunk in enumerate(
             _fit(text, spans, max_tokens, count_tokens, _halve_at(pieces))
         )
@@ -135,6 +151,7 @@ def _draft(
     pages: list[PageText],
     offsets: list[int],
     headings: _Headings,
+    furniture: bool,
 ) -> ChunkDraft:
     """Returns the draft of the chunk spanning text[start:end] with its token count."""
     start, end, tokens = chunk
@@ -152,6 +169,7 @@ def _draft(
         token_count=tokens,
         chapter=chapter,
         section=section,
+        flags=(FURNITURE,) if furniture else (),
     )
 
 
@@ -160,32 +178,52 @@ def _page_at(offsets: list[int], position: int) -> int:
 
 
 def _pieces(
-    text: str, offsets: list[int], max_tokens: int, overhead: int, count_tokens: CountTokens
+    text: str,
+    offsets: list[int],
+    bounds: _Bounds,
+    max_tokens: int,
+    overhead: int,
+    count_tokens: CountTokens,
 ) -> list[_Piece]:
-    """Returns the document's sentences as pieces, those over `max_tokens` cut to fit."""
-    sentences = _document_sentences(text, offsets)
-    spans = [(start, end) for start, end, _ in sentences]
+    """Returns the document's sentences and furniture spans as pieces, in order, those over
+    `max_tokens` cut to fit."""
+    sentences = _document_sentences(text, offsets, bounds)
+    spans = [(start, end) for start, end, _ in sentences] + bounds.furniture
     fitted = _fit(text, spans, max_tokens, count_tokens, _halve_words)
     ending = {end for _, end, last in sentences if last}
     return [
-        _Piece(a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead, b in ending)
+        _Piece(
+            a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead,
+            ends_paragraph=b in ending, furniture=bounds.holds(a), zone=bounds.zone(a),
+        )
         for a, b, n in fitted
-    ]
+    ]  # fmt: skip
 
 
-def _document_sentences(text: str, offsets: list[int]) -> list[Span]:
-    """Returns every sentence of the document text in order.
+def _document_sentences(text: str, offsets: list[int], bounds: _Bounds) -> list[Span]:
+    """Returns every sentence of the document text outside page furniture, in order, none
+    across a region's edge.
 
     A page's last sentence that ends without sentence punctuation, followed by a page that
-    opens in lower case, runs over the page break: it is joined with its ending.
+    opens in lower case, runs over the page break: it is joined with its ending, unless
+    furniture (a page number under the one, a running head over the other) or a region's
+    edge stands between them.
     """
     spans: list[Span] = []
     ends = [*offsets[1:], len(text) + len(PAGE_BREAK)]
     for index, (start, end) in enumerate(zip(offsets, ends, strict=True)):
-        sentences = _sentences(text, start, end - len(PAGE_BREAK))
+        sentences = [
+            sentence
+            for a, b in bounds.stretches(start, end - len(PAGE_BREAK))
+            for sentence in _sentences(text, a, b)
+        ]
         if sentences and spans and spans[-1][0] >= offsets[index - 1]:
             head, first = spans[-1], sentences[0]
-            if not _SENTENCE_END.search(text, head[0], head[1]) and text[first[0]].islower():
+            if (
+                not _SENTENCE_END.search(text, head[0], head[1])
+                and text[first[0]].islower()
+                and not bounds.between(head[1], first[0])
+            ):
                 spans[-1] = (head[0], first[1], first[2])
                 sentences = sentences[1:]
         spans += sentences
@@ -284,11 +322,12 @@ def _pack(pieces: list[_Piece], budget: int, overlap_tokens: int) -> list[list[_
 def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -> bool:
     """Says whether the chunk in `current` must end before `piece`.
 
-    It must at a new page and when the piece does not fit; it prefers to once more than
-    half full at a paragraph end.
+    It must at a new page, between furniture and the rest, at a region's edge, and when
+    the piece does not fit; it prefers to once more than half full at a paragraph end.
     """
     return (
         piece.page != current[0].page
+        or not _same_kind(piece, current[0])
         or used + piece.tokens > budget
         or (current[-1].ends_paragraph and 2 * used > budget)
     )
@@ -297,11 +336,14 @@ def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -
 def _overlap(
     current: list[_Piece], piece: _Piece, budget: int, overlap_tokens: int
 ) -> list[_Piece]:
-    """Returns the last pieces of `current` that open the next chunk, all on the piece's page.
+    """Returns the last pieces of `current` that open the next chunk, all on the piece's page
+    and of its kind.
 
     The first piece never carries over, so every chunk starts after the one before it.
     """
     carried: list[_Piece] = []
+    if not _same_kind(piece, current[0]):
+        return carried
     used = 0
     for previous in reversed(current[1:]):
         used += previous.tokens
@@ -310,6 +352,75 @@ def _overlap(
             break
         carried.insert(0, previous)
     return carried
+
+
+def _same_kind(piece: _Piece, other: _Piece) -> bool:
+    """Says whether two pieces may share a chunk: both furniture or neither, in one zone."""
+    return piece.furniture == other.furniture and piece.zone == other.zone
+
+
+class _Bounds:
+    """What no chunk may reach across: page furniture spans and region edges."""
+
+    def __init__(
+        self,
+        pages: Sequence[PageText],
+        offsets: list[int],
+        furniture: Mapping[int, Sequence[tuple[int, int]]],
+        regions: Sequence[tuple[int, int]],
+    ) -> None:
+        spans: list[tuple[int, int]] = []
+        for page, offset in zip(pages, offsets, strict=True):
+            for start, end in furniture.get(page.number, ()):
+                a, b = _trim(page.text, max(start, 0), min(end, len(page.text)))
+                if a < b:
+                    spans.append((offset + a, offset + b))
+        self.furniture: list[tuple[int, int]] = []
+        """The furniture spans in document offsets: sorted, trimmed, overlapping ones joined."""
+        for start, end in sorted(spans):
+            if self.furniture and start <= self.furniture[-1][1]:
+                previous = self.furniture.pop()
+                start, end = previous[0], max(previous[1], end)
+            self.furniture.append((start, end))
+        self._starts = [start for start, _ in self.furniture]
+        self._edges = sorted({edge for region in regions for edge in region})
+
+    def holds(self, position: int) -> bool:
+        """Says whether the document text's character at `position` is furniture."""
+        index = bisect.bisect_right(self._starts, position) - 1
+        return index >= 0 and position < self.furniture[index][1]
+
+    def zone(self, position: int) -> int:
+        """Returns how many region edges lie at or before `position`."""
+        return bisect.bisect_right(self._edges, position)
+
+    def between(self, start: int, end: int) -> bool:
+        """Says whether furniture or a region's edge lies in text[start:end]."""
+        index = bisect.bisect_left(self._starts, end) - 1
+        furniture = index >= 0 and self.furniture[index][1] > start
+        return furniture or self.zone(start) != self.zone(end)
+
+    def stretches(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Returns the stretches of text[start:end] free of furniture, cut at region edges."""
+        free: list[tuple[int, int]] = []
+        cursor = start
+        for a, b in self.furniture[max(bisect.bisect_right(self._starts, start) - 1, 0) :]:
+            if a >= end:
+                break
+            if a > cursor:
+                free.append((cursor, a))
+            cursor = max(cursor, b)
+        if cursor < end:
+            free.append((cursor, end))
+        first, last = (bisect.bisect_right(self._edges, at) for at in (start, end))
+        cuts = self._edges[first:last]
+        return [
+            (a, b)
+            for stretch_start, stretch_end in free
+            for a, b in itertools.pairwise(
+                [stretch_start, *(c for c in cuts if stretch_start < c < stretch_end), stretch_end]
+            )
+        ]
 
 
 class _Headings:

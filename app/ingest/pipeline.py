@@ -18,9 +18,12 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.models import Chunk, Document, DocumentFile, Page
 from app.ingest.chunking import chunk_pages
+from app.ingest.flags import flag_chunks
+from app.ingest.furniture import find_furniture
 from app.ingest.geometry import line_rects, union_rect
 from app.ingest.pdf import check_text_layer, extract_document, open_pdf
 from app.ingest.records import ChunkDraft, ExtractedDocument, PageText
+from app.ingest.references import reference_sections
 from app.retrieval.embedder import Embedder, embed_texts
 
 READ_BLOCK = 1 << 20
@@ -119,13 +122,19 @@ def ingest_pdf(
     with timings.measure("extract"):
         extracted = read_pdf(path, meta.password)
     with timings.measure("chunk"):
+        # Reference sections bound chunks like furniture does, so that leaving them out at
+        # query time never drops the body text a chunk would otherwise have shared with them.
+        references = reference_sections(extracted.pages, extracted.toc)
         drafts = chunk_pages(
             extracted.pages,
             extracted.toc,
             max_tokens=chunking.max_tokens,
             overlap_tokens=chunking.overlap_tokens,
             count_tokens=chunking.count_tokens,
+            furniture=find_furniture(extracted.pages),
+            regions=references,
         )
+        drafts = flag_chunks(drafts, references=references)
     with timings.measure("embed"):
         vectors = embed_texts(embedder, [draft.content for draft in drafts])
     with timings.measure("store"):
