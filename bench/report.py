@@ -26,9 +26,12 @@ def machine_summary() -> str:
     if meminfo.exists():
         found = re.search(r"MemTotal:\s*(\d+) kB", meminfo.read_text())
         memory = f", {int(found.group(1)) / 2**20:.0f} GiB" if found else ""
+    # Other work on the machine slows every figure: the load says how much there was.
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     return (
         f"Machine: {cpu}, {os.cpu_count()} cores{memory}, Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}; measured {date.today().isoformat()}."
+        f"{platform.system()} {platform.release()}; load average {load} at the end of the run; "
+        f"measured {date.today().isoformat()}."
     )
 
 
