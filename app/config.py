@@ -40,7 +40,9 @@ class Settings(BaseSettings):
     chunk_max_tokens: int = Field(default=200, ge=16)
     chunk_overlap_tokens: int = Field(default=32, ge=0)
 
-    search_mode: Literal["hybrid", "vector"] = "hybrid"
+    # Chosen by measurement (docs/benchmarks.md, "Search mode on docugami SEC 10-Q"): hybrid
+    # found no question that vector missed, and costs more per query.
+    search_mode: Literal["hybrid", "vector"] = "vector"
     search_overfetch: int = Field(default=4, ge=1, le=50)
     min_similarity: float = Field(default=0.3, ge=-1.0, le=1.0)
     context_token_budget: int = Field(default=4000, ge=100)
