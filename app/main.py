@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 
 from app import __version__
+from app.api.body_limit import BodyLimitMiddleware
 from app.api.problems import register_problem_handlers
 from app.api.request_id import RequestIdMiddleware
 from app.api.router import api_router
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         generate_unique_id_function=operation_id,
     )
     register_problem_handlers(app)
+    app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
     app.add_middleware(RequestIdMiddleware)
     app.include_router(health.router)
     app.include_router(api_router)

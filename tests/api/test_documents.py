@@ -200,6 +200,24 @@ def test_upload_over_limit_is_413(limited_client: TestClient, sample_pdf: bytes)
     assert response.json()["code"] == "file_too_large"
 
 
+def test_upload_far_over_limit_is_refused_before_parsing(limited_client: TestClient) -> None:
+    body = b"%PDF-1.7 " + b"x" * (200 * 1024)
+    declared = upload(limited_client, body)
+    assert declared.status_code == 413
+    assert declared.json()["code"] == "file_too_large"
+    form = (
+        b'--x\r\nContent-Disposition: form-data; name="file"; filename="a.pdf"\r\n'
+        b"Content-Type: application/pdf\r\n\r\n" + body + b"\r\n--x--\r\n"
+    )
+    chunked = limited_client.post(  # no Content-Length: the body arrives in pieces
+        "/api/v1/documents",
+        content=(form[i : i + 8192] for i in range(0, len(form), 8192)),
+        headers={"content-type": "multipart/form-data; boundary=x"},
+    )
+    assert chunked.status_code == 413
+    assert chunked.json()["code"] == "file_too_large"
+
+
 def test_upload_without_file_is_422(client: TestClient) -> None:
     response = client.post("/api/v1/documents", data={"collection": "x"})
     assert response.status_code == 422
