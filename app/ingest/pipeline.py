@@ -90,11 +90,8 @@ def find_document(session: Session, *, collection: str, sha256: str) -> Document
 
 def read_pdf(path: Path, password: str | None) -> ExtractedDocument:
     """Returns the document's pages and outline; raises the upload errors for unusable files."""
-    pdf = open_pdf(path, password)
-    try:
+    with open_pdf(path, password) as pdf:
         extracted = extract_document(pdf)
-    finally:
-        pdf.close()
     check_text_layer(extracted.pages)
     return extracted
 
