@@ -14,7 +14,8 @@ from app.errors import CitelockError, CorruptPdf, EmptyFile, EncryptedPdf, NoPag
 from app.ingest.chunking import chunk_pages
 from app.ingest.geometry import line_rects
 from app.ingest.pdf import check_text_layer, extract_document, open_pdf
-from app.ingest.records import NO_LINE, PAGE_BREAK, ChunkDraft, ExtractedDocument, PageText
+from app.ingest.records import NO_LINE, ChunkDraft, ExtractedDocument, PageText
+from tests.chunk_invariants import assert_chunk_invariants
 from tests.shared_corpus import corpus_path
 
 pytestmark = pytest.mark.corpus
@@ -88,21 +89,8 @@ def test_pages_are_tidy_and_aligned(documents: dict[str, ExtractedDocument], nam
 def test_every_chunk_keeps_the_offset_invariant(
     documents: dict[str, ExtractedDocument], chunks: dict[str, list[ChunkDraft]], name: str
 ) -> None:
-    pages = documents[name].pages
-    document = PAGE_BREAK.join(page.text for page in pages)
     assert chunks[name]
-    for ordinal, chunk in enumerate(chunks[name]):
-        assert chunk.ordinal == ordinal and chunk.token_count <= MAX_TOKENS
-        assert chunk.content and chunk.content == chunk.content.strip()
-        assert chunk.content == document[chunk.document_span_start : chunk.document_span_end]
-        first, last = pages[chunk.page_start - 1], pages[chunk.page_end - 1]
-        if chunk.page_start == chunk.page_end:
-            assert chunk.content == first.text[chunk.page_span_start : chunk.page_span_end]
-        else:
-            assert chunk.page_end == chunk.page_start + 1
-            assert chunk.content == (
-                first.text[chunk.page_span_start :] + PAGE_BREAK + last.text[: chunk.page_span_end]
-            )
+    assert_chunk_invariants(chunks[name], documents[name].pages, MAX_TOKENS)
 
 
 @pytest.mark.parametrize("name", TEXT_DOCS)

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from app.ingest.chunking import CountTokens, chunk_pages, split_sentences
-from app.ingest.records import NO_LINE, PAGE_BREAK, ChunkDraft, PageText, TocEntry
+from app.ingest.records import NO_LINE, PageText, TocEntry
+from tests.chunk_invariants import assert_chunk_invariants
 
 
 def count_words(texts: list[str]) -> list[int]:
@@ -57,24 +58,6 @@ def sentence(words: int, tag: str) -> str:
     return " ".join([tag.capitalize()] + ["word"] * (words - 2) + ["end."])
 
 
-def assert_invariants(chunks: list[ChunkDraft], pages: list[PageText], max_tokens: int) -> None:
-    document = PAGE_BREAK.join(page.text for page in pages)
-    by_number = {page.number: page for page in pages}
-    for ordinal, chunk in enumerate(chunks):
-        assert chunk.ordinal == ordinal
-        assert chunk.content and chunk.content == chunk.content.strip()
-        assert chunk.content == document[chunk.document_span_start : chunk.document_span_end]
-        assert chunk.token_count <= max_tokens
-        first, last = by_number[chunk.page_start], by_number[chunk.page_end]
-        if chunk.page_start == chunk.page_end:
-            assert chunk.content == first.text[chunk.page_span_start : chunk.page_span_end]
-        else:
-            assert chunk.page_end == chunk.page_start + 1
-            assert chunk.content == (
-                first.text[chunk.page_span_start :] + PAGE_BREAK + last.text[: chunk.page_span_end]
-            )
-
-
 @pytest.mark.parametrize(
     ("text", "sentences"),
     [
@@ -97,7 +80,7 @@ def test_split_sentences(text: str, sentences: list[str]) -> None:
 def test_chunks_pack_whole_sentences_within_the_budget() -> None:
     pages = [make_page(1, " ".join(sentence(6, f"s{i}") for i in range(20)))]
     chunks = chunk_pages(pages, [], max_tokens=20, overlap_tokens=0, count_tokens=count_words)
-    assert_invariants(chunks, pages, 20)
+    assert_chunk_invariants(chunks, pages, 20)
     assert [c.token_count for c in chunks] == [18] * 6 + [12]
     assert all(c.content.endswith("end.") for c in chunks)
     assert "".join(c.content + " " for c in chunks).strip() == pages[0].text
@@ -106,7 +89,7 @@ def test_chunks_pack_whole_sentences_within_the_budget() -> None:
 def test_overlap_repeats_trailing_sentences() -> None:
     pages = [make_page(1, " ".join(sentence(5, f"s{i}") for i in range(12)))]
     chunks = chunk_pages(pages, [], max_tokens=20, overlap_tokens=6, count_tokens=count_words)
-    assert_invariants(chunks, pages, 20)
+    assert_chunk_invariants(chunks, pages, 20)
     for before, after in itertools.pairwise(chunks):
         shared = before.document_span_end - after.document_span_start
         assert shared > 0
@@ -117,7 +100,7 @@ def test_overlap_repeats_trailing_sentences() -> None:
 def test_long_sentence_is_cut_at_word_boundaries() -> None:
     pages = [make_page(1, "Short one. " + " ".join(f"w{i}" for i in range(57)) + ".")]
     chunks = chunk_pages(pages, [], max_tokens=16, overlap_tokens=4, count_tokens=count_words)
-    assert_invariants(chunks, pages, 16)
+    assert_chunk_invariants(chunks, pages, 16)
     assert {word for c in chunks for word in c.content.split()} >= {f"w{i}" for i in range(56)}
 
 
@@ -126,7 +109,7 @@ def test_budget_holds_for_any_tokenizer(count_tokens: CountTokens) -> None:
     text = "\n\n".join(" ".join(sentence(7, f"p{p}s{i}") for i in range(5)) for p in range(4))
     pages = [make_page(1, text), make_page(2, text)]
     chunks = chunk_pages(pages, [], max_tokens=24, overlap_tokens=8, count_tokens=count_tokens)
-    assert_invariants(chunks, pages, 24)
+    assert_chunk_invariants(chunks, pages, 24)
 
 
 def test_chunk_more_than_half_full_ends_at_a_paragraph() -> None:
@@ -143,7 +126,7 @@ def test_chunk_crosses_a_page_only_to_finish_its_sentence() -> None:
         make_page(3, "Complete on its own."),
     ]
     chunks = chunk_pages(pages, [], max_tokens=50, overlap_tokens=10, count_tokens=count_words)
-    assert_invariants(chunks, pages, 50)
+    assert_chunk_invariants(chunks, pages, 50)
     assert [(c.page_start, c.page_end) for c in chunks] == [(1, 2), (2, 2), (3, 3)]
     assert chunks[0].content.endswith("over the\n\npage break and ends here.")
     assert chunks[1].content == "Another starts."
