@@ -11,6 +11,7 @@ from fastapi.routing import APIRoute
 
 from app import __version__
 from app.api.body_limit import BodyLimitMiddleware
+from app.api.docs import mount_docs
 from app.api.problems import register_problem_handlers
 from app.api.request_id import RequestIdMiddleware
 from app.api.router import api_router
@@ -48,7 +49,10 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
         summary="Citation-locked answers from your PDFs, with page, span and line-box provenance.",
         lifespan=lifespan,
         generate_unique_id_function=operation_id,
+        docs_url=None,
+        redoc_url=None,
     )
+    mount_docs(app)
     register_problem_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
     app.add_middleware(RequestIdMiddleware)

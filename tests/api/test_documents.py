@@ -235,7 +235,10 @@ def test_health_ready_and_docs(client: TestClient) -> None:
     assert client.get("/readyz").json() == {"status": "ready"}
     paths = client.get("/openapi.json").json()["paths"]
     assert "/api/v1/documents/{document_id}/pages/{page_number}.png" in paths
-    assert client.get("/docs").status_code == 200
+    docs = client.get("/docs")
+    assert docs.status_code == 200
+    assert "cdn" not in docs.text and "/docs-assets/swagger-ui-bundle.js" in docs.text
+    assert client.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
 
 
 def test_uploads_leave_no_files(client: TestClient, runtime: Runtime, sample_pdf: bytes) -> None:
