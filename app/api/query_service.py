@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import time
+
 from sqlalchemy.orm import Session
 
+from app.answer.evidence import Evidence, collect_evidence
+from app.answer.synthesis import synthesize
 from app.api.request_id import current_request_id
-from app.api.schemas import ChunkHit, QueryFilters, QueryRequest, QueryResponse
+from app.api.schemas import (
+    BBox,
+    ChunkHit,
+    HighlightedSource,
+    QueryFilters,
+    QueryRequest,
+    QueryResponse,
+)
 from app.config import Settings
 from app.retrieval.assemble import similarity
 from app.retrieval.embedder import Embedder
 from app.retrieval.filters import SearchFilters
-from app.retrieval.pipeline import RetrievalParams, final_score, retrieve_context
+from app.retrieval.pipeline import RetrievalParams, elapsed_ms, final_score, retrieve_context
 
 
 def search_filters(filters: QueryFilters, settings: Settings) -> SearchFilters:
@@ -39,9 +50,30 @@ def retrieval_params(request: QueryRequest, settings: Settings) -> RetrievalPara
     )
 
 
+def highlighted_source(evidence: Evidence) -> HighlightedSource:
+    """Returns the contract's shape of one piece of evidence."""
+    bbox = None
+    if evidence.bbox is not None:
+        x0, y0, x1, y1 = evidence.bbox
+        bbox = BBox(x=x0, y=y0, width=round(x1 - x0, 2), height=round(y1 - y0, 2))
+    return HighlightedSource(
+        document_id=evidence.document_id,
+        document_name=evidence.document_name,
+        page_number=evidence.page_number,
+        text_snippet=evidence.text_snippet,
+        highlight_spans=evidence.highlight_spans,
+        page_spans=evidence.page_spans,
+        rects=evidence.rects,
+        bbox=bbox,
+        confidence=evidence.confidence,
+    )
+
+
 def answer_query(
     request: QueryRequest, *, session: Session, embedder: Embedder, settings: Settings
 ) -> QueryResponse:
+    """Returns the response to `request`: the ranked chunks, the extractive answer built on
+    the assembled context with its sources, and, with highlights enabled, the evidence."""
     params = retrieval_params(request, settings)
     bundle = retrieve_context(request.query, params, session=session, embedder=embedder)
     hits = [
@@ -60,16 +92,25 @@ def answer_query(
         )
         for chunk in bundle.chunks
     ]
+    timings = dict(bundle.timings_ms)
+    started = time.perf_counter()
+    answer = synthesize(request.query, bundle.chunks, bundle.context.chunks)
+    timings["answer"] = elapsed_ms(started)
+    highlighted: list[HighlightedSource] | None = None
+    if settings.enable_highlights:
+        started = time.perf_counter()
+        highlighted = [highlighted_source(e) for e in collect_evidence(session, answer.claims)]
+        timings["evidence"] = elapsed_ms(started)
     return QueryResponse(
-        answer="",
-        sources=[],
-        confidence=0.0,
+        answer=answer.text,
+        sources=answer.sources,
+        confidence=answer.confidence,
         query_type="standard",
         status=bundle.status,
         request_id=current_request_id.get(),
         response_id=None,
         chunks=hits,
-        highlighted_sources=None,
+        highlighted_sources=highlighted,
         viewer_url=None,
-        timings_ms=bundle.timings_ms,
+        timings_ms=timings,
     )

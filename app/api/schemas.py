@@ -141,6 +141,32 @@ class ChunkHit(BaseModel):
     final_score: float
 
 
+class BBox(BaseModel):
+    x: float
+    y: float
+    width: float
+    height: float
+
+
+class HighlightedSource(BaseModel):
+    """A cited sentence on one page: where it is in the text, and its lines on the page."""
+
+    document_id: uuid.UUID
+    document_name: str
+    page_number: int
+    text_snippet: str
+    """The cited chunk's text on this page."""
+    highlight_spans: list[tuple[int, int]]
+    """Half-open offsets of the cited sentence in `text_snippet`."""
+    page_spans: list[tuple[int, int]]
+    """The same, as offsets into the page's text."""
+    rects: list[tuple[float, float, float, float]]
+    """One rectangle per line, x0, y0, x1, y1 in PDF points, origin top-left."""
+    bbox: BBox | None
+    """The union of `rects`; None when the text has no glyph boxes."""
+    confidence: float
+
+
 class QueryResponse(BaseModel):
     answer: str
     sources: list[str]
@@ -150,6 +176,6 @@ class QueryResponse(BaseModel):
     request_id: str
     response_id: str | None
     chunks: list[ChunkHit]
-    highlighted_sources: list[dict[str, Any]] | None
+    highlighted_sources: list[HighlightedSource] | None
     viewer_url: str | None
     timings_ms: dict[str, float]

@@ -1,0 +1,186 @@
+"""Evidence for an answer's claims: where each quoted sentence stands on its page, and its lines.
+
+Offsets are the truth: a claim is a span of its chunk's content, the chunk's content maps onto
+page texts through its stored page provenance, and rectangles come from the page's stored
+character boxes (app.ingest.geometry). One query reads, of every page an answer cites, only
+the slices of text, boxes and line ids under its claims: a page's boxes are 16 bytes a
+character, and whole pages cost more to move and decode than everything else here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+from app.answer.synthesis import Claim, Passage, page_break_at
+from app.ingest.geometry import line_rects, union_rect
+from app.ingest.records import PAGE_BREAK, PageText, Rect
+
+BOX_BYTES = 16
+"""float32 x0, y0, x1, y1 per character in `pages.char_boxes`."""
+LINE_ID_BYTES = 4
+"""int32 per character in `pages.line_ids`."""
+
+SLICES = text(
+    """
+    SELECT q.i,
+           substring(p.text FROM q.s + 1 FOR q.n) AS text,
+           substring(p.char_boxes FROM q.s * :box + 1 FOR q.n * :box) AS boxes,
+           substring(p.line_ids FROM q.s * :lid + 1 FOR q.n * :lid) AS line_ids
+    FROM unnest(CAST(:docs AS uuid[]), CAST(:pages AS int[]), CAST(:starts AS int[]),
+                CAST(:lengths AS int[])) WITH ORDINALITY AS q(doc, page, s, n, i)
+    JOIN pages p ON p.document_id = q.doc AND p.page_number = q.page
+    """
+)
+"""The slices of page text, boxes and line ids under each span, in one round trip."""
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """One claim's text on one page: the contract's `highlighted_sources` item."""
+
+    document_id: uuid.UUID
+    document_name: str
+    page_number: int
+    text_snippet: str
+    """The cited chunk's text on this page."""
+    highlight_spans: list[tuple[int, int]]
+    """Where the claim is in `text_snippet`."""
+    page_spans: list[tuple[int, int]]
+    """Where the claim is in the page's text."""
+    rects: list[Rect]
+    bbox: Rect | None
+    confidence: float
+
+
+@dataclass(frozen=True)
+class Segment:
+    """A chunk's text on one page: content[start:end] == page text[page_offset:...]."""
+
+    page_number: int
+    start: int
+    end: int
+    page_offset: int
+
+
+def chunk_segments(chunk: Passage) -> list[Segment]:
+    """Returns the pieces of the chunk's content page by page, in order.
+
+    Content runs from `page_span_start` on the first page to `page_span_end` on the last,
+    pages joined with PAGE_BREAK. Chunking makes chunks of one or two pages only; a longer
+    one gives no segments (its middle pages' lengths are not in the chunk), so no evidence.
+    """
+    brk = page_break_at(chunk)
+    if brk is None:
+        return [Segment(chunk.page_start, 0, len(chunk.content), chunk.page_span_start)]
+    if chunk.page_end - chunk.page_start != 1:
+        return []
+    return [
+        Segment(chunk.page_start, 0, brk, chunk.page_span_start),
+        Segment(chunk.page_end, brk + len(PAGE_BREAK), len(chunk.content), 0),
+    ]
+
+
+@dataclass(frozen=True)
+class ClaimSpan:
+    claim: Claim
+    segment: Segment
+    start: int
+    """Offsets of the claim's part on this page, into the segment's text."""
+    end: int
+
+    @property
+    def page_start(self) -> int:
+        return self.segment.page_offset + self.start
+
+
+def claim_spans(claims: Sequence[Claim]) -> list[ClaimSpan]:
+    """Returns each claim's part on each page it lies on, trimmed of whitespace, in order."""
+    spans: list[ClaimSpan] = []
+    for claim in claims:
+        for segment in chunk_segments(claim.chunk):
+            start = max(claim.start, segment.start) - segment.start
+            end = min(claim.end, segment.end) - segment.start
+            snippet = claim.chunk.content[segment.start : segment.end]
+            # The part of a sentence on one side of a page break may end or start in whitespace.
+            while start < end and snippet[start].isspace():
+                start += 1
+            while end > start and snippet[end - 1].isspace():
+                end -= 1
+            if start < end:
+                spans.append(ClaimSpan(claim, segment, start, end))
+    return spans
+
+
+def collect_evidence(session: Session, claims: Sequence[Claim]) -> list[Evidence]:
+    """Returns one Evidence per claim and page it lies on, in the order of the claims.
+
+    A claim across a page break gives one item per page. A claim whose page is missing, or
+    whose chunk no longer matches the stored page text (re-ingested meanwhile), gives none:
+    evidence is shown only where it is exact.
+    """
+    spans = claim_spans(claims)
+    if not spans:
+        return []
+    rows = session.execute(
+        SLICES,
+        {
+            "docs": [span.claim.chunk.document_id for span in spans],
+            "pages": [span.segment.page_number for span in spans],
+            "starts": [span.page_start for span in spans],
+            "lengths": [span.end - span.start for span in spans],
+            "box": BOX_BYTES,
+            "lid": LINE_ID_BYTES,
+        },
+    ).all()
+    by_index = {row.i - 1: row for row in rows}
+    found: list[Evidence] = []
+    for index, span in enumerate(spans):
+        row = by_index.get(index)
+        if row is not None:
+            item = _evidence(span, row.text, row.boxes, row.line_ids)
+            if item is not None:
+                found.append(item)
+    return found
+
+
+def _evidence(span: ClaimSpan, page_text: str, boxes: bytes, line_ids: bytes) -> Evidence | None:
+    claim, segment = span.claim, span.segment
+    chunk = claim.chunk
+    snippet = chunk.content[segment.start : segment.end]
+    if page_text != snippet[span.start : span.end]:
+        return None
+    # The slice as a page of its own: line_rects needs only its text, boxes and line ids.
+    piece = PageText(
+        number=segment.page_number,
+        text=page_text,
+        width=0.0,
+        height=0.0,
+        char_boxes=np.frombuffer(boxes, dtype=np.float32).reshape(-1, 4),
+        line_ids=np.frombuffer(line_ids, dtype=np.int32),
+    )
+    if len(piece.char_boxes) != len(page_text) or len(piece.line_ids) != len(page_text):
+        return None
+    rects = [_rounded(rect) for rect in line_rects(piece, 0, len(page_text))]
+    return Evidence(
+        document_id=chunk.document_id,
+        document_name=chunk.document_filename,
+        page_number=segment.page_number,
+        text_snippet=snippet,
+        highlight_spans=[(span.start, span.end)],
+        page_spans=[(span.page_start, span.page_start + span.end - span.start)],
+        rects=rects,
+        bbox=union_rect(rects),
+        confidence=claim.confidence,
+    )
+
+
+def _rounded(rect: Rect) -> Rect:
+    # Hundredths of a point are far below a pixel at any zoom; the JSON stays short.
+    x0, y0, x1, y1 = (round(value, 2) for value in rect)
+    return (x0, y0, x1, y1)

@@ -1,0 +1,150 @@
+"""POST /api/v1/query answers: claims locked to their sources, evidence locked to the page."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import Any
+
+import pymupdf
+import pytest
+import sqlalchemy as sa
+from fastapi.testclient import TestClient
+
+from app.runtime import Runtime
+from tests.api.conftest import client_for
+from tests.api.test_documents import upload
+
+QUERY = "how does a tracing compiler speed up hot loops"
+CLAIM = re.compile(r"(.+?) \[(\d+)\](?: |$)")
+
+
+def claims_of(answer: str) -> list[tuple[str, int]]:
+    """Returns the answer's claims and their source numbers, in order."""
+    found = [(m.group(1), int(m.group(2))) for m in CLAIM.finditer(answer)]
+    assert " ".join(f"{text} [{n}]" for text, n in found) == answer
+    return found
+
+
+def ask(client: TestClient, query: str = QUERY, **body: Any) -> dict[str, Any]:
+    response = client.post("/api/v1/query", json={"query": query, **body})
+    assert response.status_code == 200, response.text
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def page_texts(runtime: Runtime) -> dict[tuple[str, int], str]:
+    with runtime.engine.connect() as connection:
+        rows = connection.execute(sa.text("SELECT document_id, page_number, text FROM pages"))
+        return {(str(row[0]), row[1]): row[2] for row in rows}
+
+
+def test_answer_claims_are_quoted_and_cited(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf)
+    body = ask(client, search="vector")
+    assert body["status"] == "ok"
+    claims = claims_of(body["answer"])
+    assert claims
+    assert "tracing compiler" in body["answer"]
+    assert 0 < body["confidence"] <= 1
+    assert len(body["sources"]) == len(set(body["sources"]))
+    assert {n for _, n in claims} == set(range(1, len(body["sources"]) + 1))
+    contents = [chunk["content"].replace("\n", " ") for chunk in body["chunks"]]
+    for text, number in claims:
+        assert re.fullmatch(r"sample\.pdf, (p\. \d+|pp\. \d+-\d+)", body["sources"][number - 1])
+        assert any(text in content for content in contents)
+
+
+def test_highlighted_sources_point_at_the_claims(
+    client: TestClient, runtime: Runtime, sample_pdf: bytes
+) -> None:
+    upload(client, sample_pdf)
+    body = ask(client, search="vector")
+    pages = page_texts(runtime)
+    claims = [text for text, _ in claims_of(body["answer"])]
+    items = body["highlighted_sources"]
+    assert len(items) == len(claims)  # the sample's sentences never cross a page
+    for claim, item in zip(claims, items, strict=True):
+        [(start, end)] = item["highlight_spans"]
+        [(page_start, page_end)] = item["page_spans"]
+        assert item["text_snippet"][start:end].replace("\n", " ") == claim
+        page = pages[(item["document_id"], item["page_number"])]
+        assert page[page_start:page_end] == item["text_snippet"][start:end]
+        assert item["text_snippet"] in page
+        assert item["document_name"] == "sample.pdf"
+        assert item["rects"]
+        x0, y0, x1, y1 = item["rects"][0]
+        assert 0 <= x0 < x1 <= 612 and 0 <= y0 < y1 <= 792
+        bbox = item["bbox"]
+        assert bbox["x"] <= x0 and bbox["y"] <= y0 and bbox["width"] > 0 and bbox["height"] > 0
+        assert 0 < item["confidence"] <= 1
+        source = f"sample.pdf, p. {item['page_number']}"
+        assert source in body["sources"]
+
+
+def test_answer_is_deterministic(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf)
+    upload(client, sample_pdf, collection="copy")
+    first, second = ask(client, search="hybrid"), ask(client, search="hybrid")
+    for field in ("answer", "sources", "confidence", "highlighted_sources"):
+        assert first[field] == second[field]
+
+
+def test_highlights_off_changes_nothing_else(runtime: Runtime, sample_pdf: bytes) -> None:
+    with client_for(runtime) as client:
+        upload(client, sample_pdf)
+        on = ask(client)
+    settings = runtime.settings.model_copy(update={"enable_highlights": False})
+    with client_for(dataclasses.replace(runtime, settings=settings)) as client:
+        off = ask(client)
+    assert on["highlighted_sources"]
+    assert off["highlighted_sources"] is None and off["viewer_url"] is None
+    ignored = {"request_id", "timings_ms", "highlighted_sources"}
+    assert {k: v for k, v in on.items() if k not in ignored} == {
+        k: v for k, v in off.items() if k not in ignored
+    }
+
+
+@pytest.mark.parametrize("query", ["zebra quagga okapi"])
+def test_no_context_gives_empty_answer(client: TestClient, runtime: Runtime, query: str) -> None:
+    body = ask(client, query)
+    assert body["status"] == "empty_database"
+    assert (body["answer"], body["sources"], body["confidence"]) == ("", [], 0.0)
+    assert body["highlighted_sources"] == []
+
+
+def cross_page_pdf() -> bytes:
+    """Returns a two-page PDF whose first page ends mid-sentence, continued on the second."""
+    document = pymupdf.open()
+    first = document.new_page()
+    first.insert_text(
+        (72, 100), "Tracing compilers record hot loops as they run and then", fontsize=11
+    )
+    second = document.new_page()
+    second.insert_text((72, 100), "compile the recorded loops into fast native code.", fontsize=11)
+    second.insert_text((72, 130), "Unrelated closing remarks follow here at the end.", fontsize=11)
+    pdf: bytes = document.tobytes()
+    document.close()
+    return pdf
+
+
+def test_sentence_across_pages_cites_both(client: TestClient, runtime: Runtime) -> None:
+    upload(client, cross_page_pdf(), name="cross.pdf")
+    body = ask(client, "tracing compilers compile hot loops into native code", search="vector")
+    claims = claims_of(body["answer"])
+    crossing = [(t, n) for t, n in claims if "record hot loops" in t]
+    assert crossing, body["answer"]
+    text, number = crossing[0]
+    assert body["sources"][number - 1] == "cross.pdf, pp. 1-2"
+    parts = [item for item in body["highlighted_sources"] if item["document_name"] == "cross.pdf"]
+    pages = page_texts(runtime)
+    assert [item["page_number"] for item in parts][:2] == [1, 2]
+    joined = []
+    for item in parts[:2]:
+        [(start, end)] = item["highlight_spans"]
+        [(page_start, page_end)] = item["page_spans"]
+        piece = item["text_snippet"][start:end]
+        assert pages[(item["document_id"], item["page_number"])][page_start:page_end] == piece
+        assert item["rects"]
+        joined.append(piece)
+    assert " ".join(" ".join(joined).split()) == " ".join(text.split())

@@ -1,0 +1,112 @@
+"""Evidence on the shared corpus: each cited line's rectangle holds that line's text in the PDF.
+
+Render-free: a rectangle from the stored character boxes is handed back to PyMuPDF's
+`page.get_textbox` on the original file, whose text must contain the cited part of that line.
+Texts are compared with whitespace, hyphens and compatibility forms (ligatures) normalised:
+citelock joins line-end hyphenation and expands ligatures, the raw PDF text does neither.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import uuid
+from functools import cache
+
+import numpy as np
+import pymupdf
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.api.query_service import answer_query
+from app.api.schemas import QueryRequest
+from app.db.models import Page
+from app.ingest.records import NO_LINE, PageText
+from tests.corpus.conftest import IngestedCorpus
+from tests.shared_corpus import SHARED_CORPUS
+
+pytestmark = pytest.mark.corpus
+
+RECTS_PER_QUERY = 4
+"""get_textbox is slow (it extracts the page's text): only a few rectangles per query."""
+
+QUERIES = [
+    ("tracemonkey.pdf", "How does TraceMonkey record and compile hot loops into traces?"),
+    ("R-intro.pdf", "How do I read data from a file into a data frame?"),
+    ("multicolumn.pdf", "Which sample document has two columns filled with Lorem Ipsum?"),
+    ("federal-register-2020-17221.pdf", "When does the rule take effect?"),
+]
+
+
+def normalised(text: str) -> str:
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in folded if not c.isspace() and c not in "-\u00ad\u2010\u2011")
+
+
+def load_page(session: Session, document_id: uuid.UUID, number: int) -> PageText:
+    page = session.scalars(
+        select(Page).where(Page.document_id == document_id, Page.page_number == number)
+    ).one()
+    return PageText(
+        number=number,
+        text=page.text,
+        width=page.width,
+        height=page.height,
+        char_boxes=np.frombuffer(page.char_boxes, dtype=np.float32).reshape(-1, 4),
+        line_ids=np.frombuffer(page.line_ids, dtype=np.int32),
+    )
+
+
+@cache
+def pdf(name: str) -> pymupdf.Document:
+    return pymupdf.open(SHARED_CORPUS / "docs" / name)
+
+
+def line_texts(page: PageText, start: int, end: int) -> list[str]:
+    """Returns the span's text line by line, as geometry.line_rects groups its characters."""
+    ids = page.line_ids[start:end]
+    drawn = (ids != NO_LINE) & ~np.isnan(page.char_boxes[start:end]).any(axis=1)
+    lines: dict[int, list[str]] = {}
+    for offset in np.flatnonzero(drawn).tolist():
+        lines.setdefault(int(ids[offset]), []).append(page.text[start + offset])
+    return ["".join(chars) for chars in lines.values()]
+
+
+@pytest.mark.parametrize(("document", "question"), QUERIES)
+def test_cited_rects_hold_the_cited_lines(
+    ingested_docs: IngestedCorpus, document: str, question: str
+) -> None:
+    if document not in ingested_docs.documents:
+        pytest.skip(f"{document} was not ingested")
+    runtime = ingested_docs.runtime
+    document_id = ingested_docs.documents[document].document.id
+    request = QueryRequest.model_validate(
+        {"query": question, "filters": {"document_ids": [str(document_id)]}}
+    )
+    with runtime.sessions.begin() as session:
+        response = answer_query(
+            request, session=session, embedder=runtime.embedder, settings=runtime.settings
+        )
+        items = response.highlighted_sources or []
+        assert response.answer and items
+        pages = {
+            (item.document_id, item.page_number): load_page(
+                session, item.document_id, item.page_number
+            )
+            for item in items
+        }
+    checked = 0
+    for item in items:
+        page = pages[(item.document_id, item.page_number)]
+        [(start, end)] = item.page_spans
+        [(snippet_start, snippet_end)] = item.highlight_spans
+        assert page.text[start:end] == item.text_snippet[snippet_start:snippet_end]
+        lines = line_texts(page, start, end)
+        assert len(lines) == len(item.rects)
+        for rect, line in zip(item.rects, lines, strict=True):
+            if checked == RECTS_PER_QUERY:
+                break
+            found = pdf(document)[item.page_number - 1].get_textbox(pymupdf.Rect(rect))
+            assert normalised(line) in normalised(found), (line, found)
+            checked += 1
+    assert checked
