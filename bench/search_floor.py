@@ -13,16 +13,20 @@ neighbours to find), words drawn from a Zipf distribution, 500 chunks per docume
 collections, the HNSW index built after loading. Query vectors are drawn near topics; the
 embedding time is the real model's, on a real sentence. The table prints shared_buffers and
 the index size: an index larger than shared_buffers is read from the OS cache, slower.
+
+bench/query.py imports the loader (`store_chunks`) and the realistic data made here from
+real passages (`read_passages`, `passage_chunks`, `query_phrases`).
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +54,15 @@ COLLECTIONS = ("physics", "history", "law", "poetry")
 VOCABULARY = 5_000
 WORDS_PER_CHUNK = 60
 QUERY_SENTENCE = "what does aristotle say about imagination and action"
+PASSAGE_WORDS = 120
+"""Words per real passage, and per realistic chunk (about 160 model tokens, as ingested)."""
+PASSAGE_NOISE = 0.4
+"""Norm of the noise added to a realistic chunk's mixture of two unit passage vectors.
+
+Chosen by local intrinsic dimension, on which HNSW recall depends most: on 503 passages of
+../shared/corpus/docs the MLE estimate (20 neighbours) is 12.7; on as many chunks mixed
+from 300 of them it is 13.6 with this noise, 15.6 with 0.5 and 12.3 with 0.35."""
+WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[.,;:)]?")
 COPY_STATEMENT = (
     "COPY chunks (id, document_id, ordinal, page_start, page_end, page_span_start, "
     "page_span_end, document_span_start, document_span_end, bbox, line_rects, chapter, "
@@ -58,11 +71,14 @@ COPY_STATEMENT = (
 )
 COPY_TYPES = ["uuid", "uuid", *["int4"] * 7, "float8[]", "jsonb", "text", "text", "text"]
 COPY_TYPES += ["text", "int4", "text[]", "vector"]
+BULK_INDEXES = ("ix_chunks_embedding_hnsw", "ix_chunks_content_tsv")
+"""Indexes dropped while chunks are copied in and built afterwards."""
 
 Vectors = npt.NDArray[np.float32]
 
 
 def unit(vectors: npt.NDArray[np.float64]) -> Vectors:
+    """Returns `vectors` (along the last axis) scaled to unit length, as float32."""
     norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
     unit_vectors: Vectors = (vectors / norms).astype(np.float32)
     return unit_vectors
@@ -89,27 +105,15 @@ def chunk_values(row: int, content: str, vector: Vectors) -> list[Any]:
         *titles,
         content,
         "0" * 64,
-        WORDS_PER_CHUNK,
+        len(content.split()),
         flags,
         vector,
     ]
 
 
-def load_chunks(runtime: Runtime, count: int, rng: np.random.Generator) -> tuple[Vectors, Any]:
-    """Returns the topic vectors and the vocabulary, most frequent first, after storing
-    `count` synthetic chunks in ready documents.
-
-    Loaded with binary COPY and indexed afterwards, as pgvector's loading example does.
-    """
-    # Topics spread over a low-dimensional subspace, as sentence embeddings are (their
-    # intrinsic dimension is a few dozen): neighbouring topics overlap instead of forming
-    # orthogonal islands, on which the graph's greedy descent can end in the wrong island.
-    basis = rng.normal(size=(INTRINSIC_DIM, DIM))
-    topics = unit(rng.normal(size=(count // CHUNKS_PER_TOPIC, INTRINSIC_DIM)) @ basis)
-    vocabulary = np.array([f"w{n}x" for n in range(VOCABULARY)])
-    zipf = 1.0 / np.arange(1, VOCABULARY + 1)
-    words = rng.choice(VOCABULARY, size=(count, WORDS_PER_CHUNK), p=zipf / zipf.sum())
-    documents = [
+def document_rows(count: int) -> list[dict[str, Any]]:
+    """Returns the `documents` rows (ready, CHUNKS_PER_DOCUMENT chunks each) of `count` chunks."""
+    return [
         {
             "id": uuid.UUID(int=n + 1),
             "sha256": f"{n:064d}",
@@ -125,26 +129,37 @@ def load_chunks(runtime: Runtime, count: int, rng: np.random.Generator) -> tuple
             "toc": [],
             "status": "ready",
         }
-        for n in range(count // CHUNKS_PER_DOCUMENT)
+        for n in range(-(-count // CHUNKS_PER_DOCUMENT))
     ]
+
+
+def store_chunks(runtime: Runtime, count: int, chunks: Iterable[tuple[str, Vectors]]) -> None:
+    """Stores `count` chunks, given as (content, unit vector), in ready documents of
+    CHUNKS_PER_DOCUMENT chunks each, then builds the indexes and runs VACUUM ANALYZE.
+
+    Loaded with binary COPY and indexed afterwards, as pgvector's loading example does: the
+    HNSW and full-text indexes are dropped first and rebuilt from their own definitions,
+    which is much faster than maintaining them row by row.
+    """
     with runtime.sessions.begin() as session:
-        session.execute(sa.insert(Document), documents)
+        session.execute(sa.insert(Document), document_rows(count))
     connection = runtime.engine.raw_connection()
     try:
         driver: Any = connection.driver_connection
         register_vector(driver)
         with driver.cursor() as cursor:
-            definition = "SELECT pg_get_indexdef('ix_chunks_embedding_hnsw'::regclass)"
-            index = cursor.execute(definition).fetchone()[0]
-            cursor.execute("DROP INDEX ix_chunks_embedding_hnsw")
+            indexes = [
+                cursor.execute(f"SELECT pg_get_indexdef('{name}'::regclass)").fetchone()[0]
+                for name in BULK_INDEXES
+            ]
+            cursor.execute(f"DROP INDEX {', '.join(BULK_INDEXES)}")
             with cursor.copy(COPY_STATEMENT) as copy:
                 copy.set_types(COPY_TYPES)
-                for row in range(count):
-                    noise = rng.normal(size=DIM) / np.sqrt(DIM)
-                    vector = unit(topics[row // CHUNKS_PER_TOPIC] + noise)
-                    copy.write_row(chunk_values(row, " ".join(vocabulary[words[row]]), vector))
+                for row, (content, vector) in zip(range(count), chunks, strict=False):
+                    copy.write_row(chunk_values(row, content, vector))
             cursor.execute("SET LOCAL maintenance_work_mem = '1GB'")  # the graph fits: faster
-            cursor.execute(index)
+            for index in indexes:
+                cursor.execute(index)
         driver.commit()
         driver.autocommit = True  # VACUUM runs outside a transaction
         driver.execute("VACUUM ANALYZE documents, chunks")
@@ -152,7 +167,98 @@ def load_chunks(runtime: Runtime, count: int, rng: np.random.Generator) -> tuple
         # Back to the pool as it came: search's SET LOCAL needs a transaction around it.
         driver.autocommit = False
         connection.close()
+
+
+def load_chunks(runtime: Runtime, count: int, rng: np.random.Generator) -> tuple[Vectors, Any]:
+    """Returns the topic vectors and the vocabulary, most frequent first, after storing
+    `count` synthetic chunks in ready documents.
+    """
+    # Topics spread over a low-dimensional subspace, as sentence embeddings are (their
+    # intrinsic dimension is a few dozen): neighbouring topics overlap instead of forming
+    # orthogonal islands, on which the graph's greedy descent can end in the wrong island.
+    basis = rng.normal(size=(INTRINSIC_DIM, DIM))
+    topics = unit(rng.normal(size=(count // CHUNKS_PER_TOPIC, INTRINSIC_DIM)) @ basis)
+    vocabulary = np.array([f"w{n}x" for n in range(VOCABULARY)])
+    zipf = 1.0 / np.arange(1, VOCABULARY + 1)
+    words = rng.choice(VOCABULARY, size=(count, WORDS_PER_CHUNK), p=zipf / zipf.sum())
+
+    def chunks() -> Iterator[tuple[str, Vectors]]:
+        for row in range(count):
+            noise = rng.normal(size=DIM) / np.sqrt(DIM)
+            yield " ".join(vocabulary[words[row]]), unit(topics[row // CHUNKS_PER_TOPIC] + noise)
+
+    store_chunks(runtime, count, chunks())
     return topics, vocabulary[np.argsort(-zipf)]
+
+
+def read_passages(folder: Path, count: int, rng: np.random.Generator) -> list[str]:
+    """Returns up to `count` passages of PASSAGE_WORDS words of running text from the PDFs in
+    `folder`, spread evenly over the documents.
+
+    A window counts as running text when most of its words are words (not numbers, symbols
+    or OCR debris); scanned pages without a text layer give none.
+    """
+    import pymupdf  # here: only the realistic data needs it
+
+    by_document = []
+    for path in sorted(folder.rglob("*.pdf")):
+        with pymupdf.Document(path) as document:  # type: ignore[no-untyped-call]
+            words = [word for page in document for word in str(page.get_text()).split()]
+        windows = [words[s : s + PASSAGE_WORDS] for s in range(0, len(words), PASSAGE_WORDS)]
+        by_document.append(
+            [
+                " ".join(window)
+                for window in windows
+                if len(window) == PASSAGE_WORDS
+                and sum(map(bool, map(WORD.fullmatch, window))) >= 0.7 * PASSAGE_WORDS
+            ]
+        )
+    # Round robin over the documents, so that one long manual does not make up the pool.
+    passages: list[str] = []
+    for document in by_document:
+        rng.shuffle(document)
+    for rank in range(max(map(len, by_document), default=0)):
+        passages += [document[rank] for document in by_document if rank < len(document)]
+    return passages[:count]
+
+
+def passage_chunks(
+    passages: list[str], vectors: Vectors, count: int, rng: np.random.Generator
+) -> Iterator[tuple[str, Vectors]]:
+    """Yields `count` (content, unit vector) chunks, each a mixture of two passages.
+
+    The vector: w * first + (1 - w) * second, w in [0.5, 1], plus noise of norm PASSAGE_NOISE
+    drawn from the passages' own covariance, so it varies along the directions real
+    embeddings vary along. At 10k chunks a chunk's nearest neighbour then has a cosine
+    similarity of about 0.84 (median) and a 4-9 word phrase of a passage finds its best
+    chunk at about 0.48. The content: runs of 3-6 consecutive words from either passage, in
+    the same proportion, at random offsets, so that the full-text side finds the same
+    neighbourhood without near-duplicate texts (which dedupe would drop)."""
+    centred = vectors - vectors.mean(axis=0)
+    words = [passage.split() for passage in passages]
+    for _ in range(count):
+        first, second = rng.integers(len(passages), size=2)
+        weight = rng.uniform(0.5, 1.0)
+        noise = rng.normal(size=len(passages)) @ centred
+        noise *= PASSAGE_NOISE / np.linalg.norm(noise)
+        vector = unit(weight * vectors[first] + (1 - weight) * vectors[second] + noise)
+        content: list[str] = []
+        while len(content) < PASSAGE_WORDS:
+            source = words[first if rng.uniform() < weight else second]
+            start = int(rng.integers(len(source) - 6))
+            content += source[start : start + int(rng.integers(3, 7))]
+        yield " ".join(content), vector
+
+
+def query_phrases(passages: list[str], count: int, rng: np.random.Generator) -> list[str]:
+    """Returns `count` queries, each 4-9 consecutive words of a random passage."""
+    phrases = []
+    for _ in range(count):
+        words = passages[int(rng.integers(len(passages)))].split()
+        length = int(rng.integers(4, 10))
+        start = int(rng.integers(len(words) - length))
+        phrases.append(" ".join(words[start : start + length]))
+    return phrases
 
 
 def near(topics: Vectors, chosen: npt.NDArray[np.int64], rng: np.random.Generator) -> Vectors:

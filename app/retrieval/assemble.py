@@ -44,26 +44,32 @@ def above_threshold(ranked: Sequence[R], min_similarity: float) -> list[R]:
     return [item for item in ranked if similarity(item.distance) >= min_similarity]
 
 
-def without_duplicates(ranked: Sequence[R]) -> list[R]:
-    """Returns `ranked` keeping the best-ranked of chunks with the same or nearly the same text.
+def without_duplicates(ranked: Sequence[R], *, limit: int | None = None) -> list[R]:
+    """Returns up to `limit` of `ranked`, keeping only the best-ranked of chunks with the same or
+    nearly the same text.
 
     Exact copies (the same passage in two documents) are dropped first; then a chunk is
     dropped when its text overlaps a better-ranked kept one by more than NEAR_DUPLICATE_RATIO.
+    Each text is normalised once, and the walk stops at `limit`: the comparisons are
+    quadratic in what is kept.
     """
     kept: list[R] = []
+    kept_texts: list[str] = []
     seen_texts: set[str] = set()
     for item in ranked:
+        if limit is not None and len(kept) >= limit:
+            break
         text = " ".join(item.content.split())
         if text in seen_texts:
             continue
         if any(
-            fuzz.ratio(text, " ".join(other.content.split()), score_cutoff=NEAR_DUPLICATE_RATIO)
-            > NEAR_DUPLICATE_RATIO
-            for other in kept
+            fuzz.ratio(text, other, score_cutoff=NEAR_DUPLICATE_RATIO) > NEAR_DUPLICATE_RATIO
+            for other in kept_texts
         ):
             continue
         seen_texts.add(text)
         kept.append(item)
+        kept_texts.append(text)
     return kept
 
 

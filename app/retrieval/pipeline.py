@@ -89,7 +89,7 @@ def retrieve_context(
 
     started = time.perf_counter()
     ranked = sorted(candidates, key=lambda c: ranking_key(c, params.mode))
-    kept = without_duplicates(above_threshold(ranked, params.min_similarity))[: params.top_k]
+    kept = without_duplicates(above_threshold(ranked, params.min_similarity), limit=params.top_k)
     context = assemble_context(kept, token_budget=params.token_budget)
     timings["assemble"] = elapsed_ms(started)
 

@@ -1,0 +1,585 @@
+"""Latency and throughput of POST /api/v1/query at 10k and 100k chunks, beside their floor.
+
+    python bench/query.py [--sizes 10000 100000] [--queries 150 100] [--rounds 3]
+        [--corpus ../shared/corpus/docs] [--database-url URL] [--output docs/benchmarks.md]
+
+The floor is what no search can beat: embedding the query plus the bare pgvector statement
+(`ORDER BY embedding <=> q LIMIT 10` through the HNSW index, default ef_search). Measured in
+the same run, for the same query strings: the embedding alone, the bare SQL, the library call
+`retrieve_context` and the whole HTTP request against a uvicorn server in a subprocess (the
+app `citelock serve` runs, on 127.0.0.1, ephemeral port, one keep-alive httpx client), in
+"vector" and "hybrid" modes, top_k 10. Then queries per second with 1 and 4 clients, and
+recall@10 of the index paths against an exact scan.
+
+Chunks are realistic in what search sees: a pool of passages from the PDFs in --corpus is
+embedded with the real model, and every chunk vector is a mixture of two of them plus noise
+drawn from the pool's own covariance (`passage_chunks` in bench/search_floor.py). Queries
+are 4-9 word phrases of the passages, embedded for real on every call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import sqlalchemy as sa
+from pgvector.psycopg import register_vector
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.api.query_service import retrieval_params
+from app.api.schemas import QueryRequest
+from app.config import Settings
+from app.db.models import Chunk
+from app.retrieval.embedder import embed_query, embed_texts
+from app.retrieval.filters import SearchFilters, filter_clauses
+from app.retrieval.pipeline import RetrievalParams, retrieve_context
+from app.retrieval.search import search_chunks
+from app.runtime import Runtime, open_runtime
+from bench.report import machine_summary, write_section
+from bench.search_floor import Vectors, passage_chunks, query_phrases, read_passages, store_chunks
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus" / "docs"
+TOP_K = 10
+WARM_UP = 10
+"""Queries run through every variant, untimed, before the rounds."""
+BURST_REQUESTS = 48
+"""Requests per throughput burst, shared among its clients."""
+EF_SWEEP = (40, 100, 200, 400, 800)
+"""hnsw.ef_search values whose recall and latency the bare statement is measured at."""
+READY_TIMEOUT_S = 180.0
+LOG_TAIL_CHARS = 4000
+RATIO_GOAL = 1.5
+PROJECT_RATIO_GOAL = 1.2
+RECALL_GOAL = 0.98
+BARE_SQL = "SELECT id FROM chunks ORDER BY embedding <=> %s LIMIT 10"
+EXACT = sa.text(
+    # cosine_distance() is the function behind <=>; no index orders by a call, so this scans.
+    "SELECT id, cosine_distance(embedding, :query) AS distance FROM chunks "
+    "ORDER BY distance, id LIMIT 10"
+).bindparams(sa.bindparam("query", type_=Chunk.embedding.type))
+KEYWORD_MATCHES = sa.text(
+    "SELECT count(*) FROM chunks WHERE content_tsv @@ websearch_to_tsquery('english', :text)"
+)
+SIZES = sa.text(
+    "SELECT current_setting('shared_buffers'), pg_size_pretty(pg_table_size('chunks')), "
+    "pg_size_pretty(pg_relation_size('ix_chunks_embedding_hnsw')), "
+    "pg_size_pretty(pg_relation_size('ix_chunks_content_tsv'))"
+)
+
+Burst = tuple[int, float, list[float]]
+
+
+def serve_child(database_url: str, data_dir: str, fd: int) -> None:
+    """Runs the service on the listening socket `fd` until terminated (the bench's server)."""
+    import uvicorn
+
+    from app.main import create_app
+
+    # Highlights off: their evidence reads each cited page's text and character boxes, which
+    # the synthetic chunks do not have (a page row per chunk page would be 1.6 GB at 100k).
+    # Its cost does not grow with the corpus; measure it on ingested PDFs instead.
+    settings = Settings(
+        database_url=database_url,
+        citelock_data_dir=Path(data_dir),
+        enable_highlights=False,
+        _env_file=None,
+    )
+    # uvicorn's defaults, as `citelock serve` has them (access log included); only the socket
+    # differs, bound by the parent so that it knows the ephemeral port without a race.
+    server = uvicorn.Server(uvicorn.Config(create_app(settings)))
+    server.run(sockets=[socket.socket(fileno=fd)])
+
+
+class Server:
+    """A `citelock serve`-like subprocess on 127.0.0.1 and an ephemeral port, while in `with`."""
+
+    def __init__(self, database_url: str, data_dir: Path) -> None:
+        self.database_url = database_url
+        self.data_dir = data_dir
+        self.listener = socket.create_server(("127.0.0.1", 0), backlog=128)
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def __enter__(self) -> Server:
+        fd = self.listener.fileno()
+        log = (self.data_dir / "server.log").open("ab")
+        command = [sys.executable, __file__, "--serve", self.database_url]
+        command += ["--data-dir", str(self.data_dir), "--fd", str(fd)]
+        self.process = subprocess.Popen(
+            command, stdout=log, stderr=log, pass_fds=[fd], cwd=REPOSITORY
+        )
+        deadline = time.monotonic() + READY_TIMEOUT_S
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited; see {self.data_dir / 'server.log'}")
+            try:
+                if httpx.get(f"{self.url}/readyz", timeout=5).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass  # still loading the model: the socket queues, but nobody accepts yet
+            time.sleep(0.5)
+        raise RuntimeError(f"the server was not ready within {READY_TIMEOUT_S:.0f} s")
+
+    def __exit__(self, error_type: type[BaseException] | None, *_: object) -> None:
+        if error_type is not None:  # the log goes with the temporary folder: show its end
+            log = (self.data_dir / "server.log").read_text(errors="replace")
+            print(f"server log, last lines:\n{log[-LOG_TAIL_CHARS:]}", file=sys.stderr)
+        if self.process is not None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.listener.close()
+
+
+@dataclass
+class Measured:
+    """One size's figures: latencies by variant, throughput bursts, recalls and data notes."""
+
+    times: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    """Milliseconds by variant, in the same (round, query) order for every variant."""
+    bursts: dict[tuple[str, int], list[Burst]] = field(default_factory=lambda: defaultdict(list))
+    """By (mode, clients): each burst's requests, seconds and per-request milliseconds."""
+    stages: dict[str, list[dict[str, float]]] = field(default_factory=lambda: defaultdict(list))
+    """By variant, the `timings_ms` of `retrieve_context` (for HTTP: the server's own)."""
+    sweep: dict[int, tuple[list[list[uuid.UUID]], list[float]]] = field(default_factory=dict)
+    """By ef_search: each query's bare top-10 ids, and the milliseconds each took."""
+    recalls: dict[str, float] = field(default_factory=dict)
+    notes: str = ""
+
+
+def percentiles(samples: Sequence[float]) -> tuple[float, float, float]:
+    """Returns the p50, p95 and p99 of `samples`."""
+    p50, p95, p99 = np.percentile(samples, [50, 95, 99])
+    return float(p50), float(p95), float(p99)
+
+
+def timed(call: Callable[..., Any], *args: Any) -> tuple[float, Any]:
+    """Returns the milliseconds `call(*args)` took, and what it returned."""
+    started = time.perf_counter()
+    result = call(*args)
+    return (time.perf_counter() - started) * 1000, result
+
+
+def post(client: httpx.Client, text: str, mode: str) -> dict[str, Any]:
+    """Returns the JSON of one POST /api/v1/query, refusing any status but 200."""
+    response = client.post("/api/v1/query", json={"query": text, "top_k": TOP_K, "search": mode})
+    response.raise_for_status()
+    answer: dict[str, Any] = response.json()
+    return answer
+
+
+def burst(clients: list[httpx.Client], texts: list[str], mode: str) -> Burst:
+    """Returns (requests, seconds, per-request ms) of `texts` sent by the clients at once."""
+
+    def send(client: httpx.Client, share: list[str]) -> list[float]:
+        return [timed(post, client, text, mode)[0] for text in share]
+
+    shares = [texts[n :: len(clients)] for n in range(len(clients))]
+    with ThreadPoolExecutor(len(clients)) as pool:
+        started = time.perf_counter()
+        latencies = [ms for done in pool.map(send, clients, shares) for ms in done]
+        seconds = time.perf_counter() - started
+    return len(texts), seconds, latencies
+
+
+def bare_cursor(runtime: Runtime, stack: ExitStack, ef_search: int) -> Any:
+    """Returns a psycopg cursor on its own autocommit connection, hnsw.ef_search set."""
+    connection = runtime.engine.raw_connection()
+    stack.callback(connection.close)
+    driver: Any = connection.driver_connection
+    register_vector(driver)
+    driver.autocommit = True
+    stack.callback(setattr, driver, "autocommit", False)  # back to the pool as it came
+    driver.execute(f"SET hnsw.ef_search = {ef_search}")
+    return driver.cursor()
+
+
+def measure(
+    url: str, data_dir: Path, count: int, queries: int, rounds: int, passages: list[str],
+    pool: Vectors | None,
+) -> tuple[Measured, Vectors]:  # fmt: skip
+    """Returns one size's figures, and the pool's vectors (embedded on the first call)."""
+    settings = Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None)
+    runtime = open_runtime(settings)
+    measured = Measured()
+    rng = np.random.default_rng(count)
+    with ExitStack() as stack:
+        stack.callback(runtime.close)
+        if pool is None:
+            pool = embed_texts(runtime.embedder, passages)
+        chunks = passage_chunks(passages, pool, count, rng)
+        load_s, _ = timed(store_chunks, runtime, count, chunks)
+        texts = query_phrases(passages, queries, rng)
+        vectors = [embed_query(runtime.embedder, text) for text in texts]
+        server = stack.enter_context(Server(url, data_dir))
+        clients = [stack.enter_context(httpx.Client(base_url=server.url)) for _ in range(4)]
+        bare = {ef: bare_cursor(runtime, stack, ef) for ef in EF_SWEEP}
+        params = {
+            mode: retrieval_params(QueryRequest(query="-", top_k=TOP_K, search=mode), settings)
+            for mode in ("vector", "hybrid")
+        }
+
+        def library(text: str, mode: str) -> object:
+            with runtime.sessions.begin() as session:
+                return retrieve_context(
+                    text, params[mode], session=session, embedder=runtime.embedder
+                )
+
+        variants: dict[str, Callable[[int], object]] = {
+            "embed": lambda i: embed_query(runtime.embedder, texts[i]),
+            "bare": lambda i: top10(bare[40], vectors[i]),
+            "lib vector": lambda i: library(texts[i], "vector"),
+            "lib hybrid": lambda i: library(texts[i], "hybrid"),
+            "http vector": lambda i: post(clients[0], texts[i], "vector"),
+            "http hybrid": lambda i: post(clients[0], texts[i], "hybrid"),
+        }
+        for i in range(min(WARM_UP, queries)):  # caches, prepared statements, thread pools
+            for variant in variants.values():
+                variant(i)
+        found: dict[str, dict[int, Any]] = defaultdict(dict)
+        names = list(variants)
+        for _ in range(rounds):
+            for i in rng.permutation(queries):
+                for name in rng.permutation(names):
+                    ms, result = timed(variants[name], int(i))
+                    measured.times[name].append(ms)
+                    stages = getattr(result, "timings_ms", None) or (
+                        result.get("timings_ms") if isinstance(result, dict) else None
+                    )
+                    if stages:
+                        measured.stages[name].append(stages)
+                    found[name].setdefault(int(i), result)
+        combinations = [(mode, n) for mode in ("vector", "hybrid") for n in (1, 4)]
+        for _ in range(rounds):
+            for index in rng.permutation(len(combinations)):
+                mode, n = combinations[index]
+                sample = [texts[int(i)] for i in rng.choice(queries, size=BURST_REQUESTS)]
+                measured.bursts[mode, n].append(burst(clients[:n], sample, mode))
+        measured.sweep = sweep(bare, vectors, rng)
+        measured.recalls, measured.notes = quality(
+            runtime, texts, vectors, found, params, measured.sweep
+        )
+        measured.notes = f"loaded and indexed in {load_s / 1000:.0f} s; " + measured.notes
+    return measured, pool
+
+
+def top10(cursor: Any, vector: Vectors) -> list[uuid.UUID]:
+    """Returns the ids of the bare top-10 statement's rows, nearest first."""
+    return [row[0] for row in cursor.execute(BARE_SQL, (vector,)).fetchall()]
+
+
+def sweep(
+    cursors: dict[int, Any], vectors: list[Vectors], rng: np.random.Generator
+) -> dict[int, tuple[list[list[uuid.UUID]], list[float]]]:
+    """Returns, by ef_search, each query's bare top-10 ids and the milliseconds it took.
+
+    Per query the ef_search values run in a random order, as the rounds' variants do.
+    """
+    found: dict[int, tuple[list[list[uuid.UUID]], list[float]]] = {ef: ([], []) for ef in cursors}
+    for vector in vectors:
+        for ef in rng.permutation(list(cursors)):
+            ms, ids = timed(top10, cursors[int(ef)], vector)
+            found[int(ef)][0].append(ids)
+            found[int(ef)][1].append(ms)
+    return found
+
+
+def quality(
+    runtime: Runtime, texts: list[str], vectors: list[Vectors], found: dict[str, dict[int, Any]],
+    params: dict[str, RetrievalParams],
+    sweep_found: dict[int, tuple[list[list[uuid.UUID]], list[float]]],
+) -> tuple[dict[str, float], str]:  # fmt: skip
+    """Returns recall@10 by path against exact scans, and a line describing the data."""
+    filters = params["vector"].filters
+    recalls: dict[str, list[float]] = defaultdict(list)
+    best, matches, returned = [], [], []
+    with runtime.sessions.begin() as session:
+        for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
+            exact = session.execute(EXACT, {"query": vector}).all()
+            best.append(1 - exact[0][1])
+            truth = {row[0] for row in exact}
+            recalls["bare"].append(len(truth & set(found["bare"][i])) / TOP_K)
+            for ef, (found_at, _) in sweep_found.items():
+                recalls[f"ef {ef}"].append(len(truth & set(found_at[i])) / TOP_K)
+            truth = set(session.scalars(exact_filtered(filters), {"query": vector}))
+            ours = search_chunks(
+                session, query_vector=vector, query_text=text, filters=filters, k=TOP_K,
+                overfetch=params["vector"].overfetch, mode="vector",
+            )  # fmt: skip
+            recalls["vector"].append(len(truth & {c.chunk_id for c in ours[:TOP_K]}) / TOP_K)
+            matches.append(session.execute(KEYWORD_MATCHES, {"text": text}).scalar_one())
+            returned.append(len(found["lib vector"][i].chunks))
+        sizes = session.execute(SIZES).one()
+    notes = (
+        f"shared_buffers {sizes[0]}, chunks table {sizes[1]}, HNSW index {sizes[2]}, "
+        f"full-text index {sizes[3]}; a query's nearest chunk has cosine similarity "
+        f"{np.median(best):.2f} (median; 10th percentile {np.percentile(best, 10):.2f}); "
+        f"full-text matches per query {np.median(matches):.0f} (median; "
+        f"{np.mean(np.array(matches) > 0):.0%} of queries have any); `retrieve_context` "
+        f"vector returned {np.mean(returned):.1f} of {TOP_K} chunks on average "
+        "(min_similarity and dedupe drop the rest)"
+    )
+    return {name: float(np.mean(values)) for name, values in recalls.items()}, notes
+
+
+def exact_filtered(filters: SearchFilters) -> sa.Select[Any]:
+    """Returns the exact top-10 ids under `filters`: no index orders by the function call."""
+    query = sa.bindparam("query", type_=Chunk.embedding.type)
+    distance = sa.func.cosine_distance(Chunk.embedding, query)
+    nearest = sa.select(Chunk.id).where(*filter_clauses(filters))
+    return nearest.order_by(distance, Chunk.id).limit(TOP_K)
+
+
+def latency_rows(count: int, measured: Measured) -> list[str]:
+    """Returns the latency table's rows for one size."""
+    times = measured.times
+    floor = list(np.add(times["embed"], times["bare"]))  # paired: same query, same round
+    floor_p50, floor_p95, _ = percentiles(floor)
+    labels = [
+        ("embed", "query embedding alone", ""),
+        ("bare", "bare top-10 SQL (HNSW, ef_search 40)", "bare"),
+        ("floor", "**floor**: embedding + bare top-10 SQL", "bare"),
+        ("lib vector", "`retrieve_context`, vector", "vector"),
+        ("lib hybrid", "`retrieve_context`, hybrid", ""),
+        ("http vector", "POST /api/v1/query, vector", ""),
+        ("http hybrid", "POST /api/v1/query, hybrid", ""),
+    ]
+    rows = []
+    for name, label, recall in labels:
+        p50, p95, p99 = percentiles(floor if name == "floor" else times[name])
+        ratios = f"{p50 / floor_p50:.2f}x | {p95 / floor_p95:.2f}x"
+        if name in ("embed", "bare"):
+            ratios = " | "
+        score = f"{measured.recalls[recall]:.3f}" if recall else ""
+        rows.append(
+            f"| {count:,} | {label} | {p50:.1f} | {p95:.1f} | {p99:.1f} | {ratios} | {score} |"
+        )
+    return rows
+
+
+def stage_names(results: dict[int, Measured]) -> list[str]:
+    """Returns the names of the timed stages any variant reported, in their first order."""
+    names = {
+        stage: None
+        for measured in results.values()
+        for reported in measured.stages.values()
+        for timings in reported
+        for stage in timings
+    }
+    return list(names)
+
+
+def stage_rows(count: int, measured: Measured, names: list[str]) -> list[str]:
+    """Returns the stage table's rows for one size: where each variant's time goes, p50."""
+    rows = []
+    for name in ("lib vector", "lib hybrid", "http vector", "http hybrid"):
+        stages = measured.stages[name]
+        medians = [
+            f"{np.median([s.get(stage, 0.0) for s in stages]):.1f}"
+            if any(stage in s for s in stages)
+            else "-"
+            for stage in names
+        ]
+        rest = np.median(
+            [t - sum(s.values()) for t, s in zip(measured.times[name], stages, strict=True)]
+        )
+        cells = " | ".join([*medians, f"{rest:.1f}"])
+        rows.append(f"| {count:,} | {name} | {cells} |")
+    return rows
+
+
+def sweep_rows(count: int, measured: Measured) -> list[str]:
+    """Returns the ef_search table's rows for one size."""
+    rows = []
+    for ef, (_, times) in sorted(measured.sweep.items()):
+        p50, p95, _ = percentiles(times)
+        recall = measured.recalls[f"ef {ef}"]
+        rows.append(f"| {count:,} | {ef} | {recall:.3f} | {p50:.1f} | {p95:.1f} |")
+    return rows
+
+
+def goal_lines(count: int, measured: Measured) -> list[str]:
+    """Returns one line per goal for one size: met or not, with the figure."""
+    times = measured.times
+    floor_p95 = percentiles(list(np.add(times["embed"], times["bare"])))[1]
+    lines = []
+    for kind, label, goal in [
+        ("http", "whole request", RATIO_GOAL),
+        ("lib", "retrieval (`retrieve_context`)", PROJECT_RATIO_GOAL),
+    ]:
+        if kind == "lib" and count < 100_000:
+            continue  # the project's 1.2x target is set at 100k chunks
+        for mode in ("vector", "hybrid"):
+            ratio = percentiles(times[f"{kind} {mode}"])[1] / floor_p95
+            verdict = "met" if ratio <= goal else "**not met**"
+            lines.append(
+                f"- {count:,} chunks, {label} p95, {mode}: {ratio:.2f}x floor "
+                f"(goal at most {goal}x): {verdict}"
+            )
+    recall = measured.recalls["vector"]
+    verdict = "met" if recall >= RECALL_GOAL else "**not met**"
+    lines.append(
+        f"- {count:,} chunks, recall@10 of the app's index path: {recall:.3f} "
+        f"(goal at least {RECALL_GOAL}): {verdict}"
+    )
+    return lines
+
+
+def throughput_rows(count: int, measured: Measured) -> list[str]:
+    """Returns the throughput table's rows for one size."""
+    rows = []
+    for (mode, clients), bursts in sorted(measured.bursts.items()):
+        qps = [requests / seconds for requests, seconds, _ in bursts]
+        latencies = [ms for _, _, burst in bursts for ms in burst]
+        p50, p95, _ = percentiles(latencies)
+        rows.append(
+            f"| {count:,} | {mode} | {clients} | {np.median(qps):.1f} "
+            f"({min(qps):.1f}-{max(qps):.1f}) | {p50:.1f} | {p95:.1f} |"
+        )
+    return rows
+
+
+def section(args: argparse.Namespace, results: dict[int, Measured]) -> str:
+    """Returns the markdown section with every size's figures."""
+    latency = [
+        "| chunks | what | p50 ms | p95 ms | p99 ms | p50 / floor | p95 / floor | recall@10 |"
+    ]
+    latency.append("|---:|---|---:|---:|---:|---:|---:|---:|")
+    throughput = ["| chunks | mode | clients | queries/s, median (range) | p50 ms | p95 ms |"]
+    throughput.append("|---:|---|---:|---:|---:|---:|")
+    names = stage_names(results)
+    stages = [
+        f"| chunks | what | {' | '.join(names)} | the rest |",
+        "|---:|---|" + "---:|" * (len(names) + 1),
+    ]
+    efs = ["| chunks | ef_search | recall@10 | p50 ms | p95 ms |", "|---:|---:|---:|---:|---:|"]
+    notes, goals = [], []
+    for count, measured in results.items():
+        latency += latency_rows(count, measured)
+        stages += stage_rows(count, measured, names)
+        efs += sweep_rows(count, measured)
+        throughput += throughput_rows(count, measured)
+        goals += goal_lines(count, measured)
+        notes.append(f"- {count:,} chunks: {measured.notes}")
+    queries = " ".join(str(q) for q in args.queries)
+    per_size = ", ".join(f"{q} at {c:,} chunks" for c, q in sizes_and_queries(args))
+    return "\n".join(
+        [
+            f"Distinct query phrases: {per_size}; {args.rounds} rounds; every round "
+            "runs each query through every variant, in a fresh random order per query, so "
+            "that the load of a shared machine falls on all of them alike. The floor is paired: "
+            "each query's embedding time plus its bare SQL time from the same round. Recall@10 "
+            "is against an exact scan; `retrieve_context`'s is that of `search_chunks` (vector, "
+            "the app's filters) whose index path it takes. top_k 10; the HTTP figures include "
+            "the client (httpx, keep-alive), JSON both ways and the extractive answer, but not "
+            "highlights (ENABLE_HIGHLIGHTS off: synthetic chunks have no page rows).",
+            "",
+            *latency,
+            "",
+            "Where the time goes, p50 ms of each stage as `retrieve_context` times it (for HTTP, "
+            "as the server reports it in `timings_ms`); the rest is the median of what the "
+            "stages leave: session and transaction, and for HTTP validation, serialisation, "
+            "uvicorn and the client.",
+            "",
+            *stages,
+            "",
+            "Throughput: bursts of requests from 1 or 4 clients (threads, each with its own "
+            "keep-alive connection), interleaved over the rounds; latency is per request "
+            "within the bursts. The server is one uvicorn process, as `citelock serve` runs.",
+            "",
+            *throughput,
+            "",
+            "Recall of the bare top-10 statement by hnsw.ef_search (pgvector's default is 40; "
+            "`search_chunks` asks for max(100, top_k x overfetch)), each value run for every "
+            "query, in a random order per query:",
+            "",
+            *efs,
+            "",
+            "Data:",
+            *notes,
+            "",
+            "Goals:",
+            *goals,
+            "",
+            machine_summary() + " The machine is shared with other work, so figures are noisy.",
+            "",
+            f"Reproduce: `python bench/query.py --sizes {' '.join(map(str, args.sizes))} "
+            f"--queries {queries} --rounds {args.rounds}`",
+        ]
+    )
+
+
+def sizes_and_queries(args: argparse.Namespace) -> list[tuple[int, int]]:
+    """Returns (chunks, distinct queries) per size; the --queries list repeats if short."""
+    return list(zip(args.sizes, args.queries * len(args.sizes), strict=False))
+
+
+def run(args: argparse.Namespace, server_url: str, data_dir: Path) -> dict[int, Measured]:
+    """Returns each size's measurements, each measured in a fresh database."""
+    passages = read_passages(args.corpus, args.pool, np.random.default_rng(0))
+    pool: Vectors | None = None
+    results: dict[int, Measured] = {}
+    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
+    for count, queries in sizes_and_queries(args):
+        database = f"citelock_bench_query_{count}"
+        with admin.connect() as connection:
+            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
+            connection.execute(sa.text(f'CREATE DATABASE "{database}"'))
+        url = sa.make_url(server_url).set(database=database).render_as_string(hide_password=False)
+        results[count], pool = measure(url, data_dir, count, queries, args.rounds, passages, pool)
+        print("\n".join(latency_rows(count, results[count])), flush=True)
+    admin.dispose()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, nargs="+", default=[150, 100])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--pool", type=int, default=300, help="passages embedded for real")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    parser.add_argument("--serve", help=argparse.SUPPRESS)  # the server subprocess
+    parser.add_argument("--data-dir", help=argparse.SUPPRESS)
+    parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve_child(args.serve, args.data_dir, args.fd)
+        return
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    with tempfile.TemporaryDirectory() as data_dir:
+        server_url = Settings(database_url=args.database_url, _env_file=None).database_url
+        if not server_url:
+            from app.db.embedded import embedded_database_url, start_embedded_postgres
+
+            server_url = embedded_database_url(start_embedded_postgres(Path(data_dir)))
+        results = run(args, server_url, Path(data_dir))
+    text = section(args, results)
+    print(text)
+    write_section(args.output, "Query latency", text)
+
+
+if __name__ == "__main__":
+    main()
