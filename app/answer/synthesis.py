@@ -19,6 +19,7 @@ from typing import Protocol
 
 from app.ingest.chunking import split_sentences
 from app.ingest.records import PAGE_BREAK
+from app.retrieval.assemble import Ranked
 
 MAX_CLAIMS = 3
 """At most this many sentences make an answer: enough to answer, few enough to check."""
@@ -60,7 +61,7 @@ STOPWORDS = frozenset(
 """Words that carry no topic: a question's "how does", "what is" never count as overlap."""
 
 
-class Passage(Protocol):
+class Passage(Ranked, Protocol):
     """What synthesis reads of a retrieved chunk (app.retrieval.search.Candidate fits)."""
 
     @property
@@ -70,17 +71,7 @@ class Passage(Protocol):
     @property
     def document_filename(self) -> str: ...
     @property
-    def content(self) -> str: ...
-    @property
-    def page_start(self) -> int: ...
-    @property
-    def page_end(self) -> int: ...
-    @property
-    def page_span_start(self) -> int: ...
-    @property
     def page_span_end(self) -> int: ...
-    @property
-    def distance(self) -> float: ...
 
 
 @dataclass(frozen=True)
