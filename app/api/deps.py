@@ -8,7 +8,6 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from app.config import Settings
 from app.runtime import Runtime
 
 
@@ -26,9 +25,4 @@ def get_session(runtime: RuntimeDep) -> Iterator[Session]:
         yield session
 
 
-def get_settings(runtime: RuntimeDep) -> Settings:
-    return runtime.settings
-
-
 SessionDep = Annotated[Session, Depends(get_session)]
-SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -56,17 +56,8 @@ def highlighted_source(evidence: Evidence) -> HighlightedSource:
     if evidence.bbox is not None:
         x0, y0, x1, y1 = evidence.bbox
         bbox = BBox(x=x0, y=y0, width=round(x1 - x0, 2), height=round(y1 - y0, 2))
-    return HighlightedSource(
-        document_id=evidence.document_id,
-        document_name=evidence.document_name,
-        page_number=evidence.page_number,
-        text_snippet=evidence.text_snippet,
-        highlight_spans=evidence.highlight_spans,
-        page_spans=evidence.page_spans,
-        rects=evidence.rects,
-        bbox=bbox,
-        confidence=evidence.confidence,
-    )
+    # Evidence carries the contract's fields under the contract's names; only bbox changes shape.
+    return HighlightedSource.model_validate({**vars(evidence), "bbox": bbox})
 
 
 def answer_query(
