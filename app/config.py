@@ -85,7 +85,6 @@ class Settings(BaseSettings):
             raise ValueError(f"EMBEDDING_BACKEND={self.embedding_backend} needs EMBEDDING_URL")
         return self
 
-
     @property
     def excluded_flags(self) -> tuple[str, ...]:
         """Returns the chunk flags that keep a chunk out of answers, as switched in settings."""

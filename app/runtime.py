@@ -15,6 +15,7 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
 from app.errors import ConfigurationError
 from app.retrieval.embedder import Embedder, load_embedder, load_token_counter
+from app.retrieval.search import configure_connections
 
 
 @dataclass
@@ -43,6 +44,7 @@ def open_runtime(settings: Settings) -> Runtime:
         server = start_embedded_postgres(settings.citelock_data_dir)
         database_url = embedded_database_url(server)
     engine = make_engine(database_url, pool_size=settings.db_pool_size)
+    configure_connections(engine)
     upgrade_database(engine)
     embedder = load_embedder(settings)
     check_embedding_dimension(engine, embedder.dim)

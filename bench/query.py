@@ -203,13 +203,15 @@ def burst(clients: list[httpx.Client], texts: list[str], mode: str) -> Burst:
 
 
 def bare_cursor(runtime: Runtime, stack: ExitStack, ef_search: int) -> Any:
-    """Returns a psycopg cursor on its own autocommit connection, hnsw.ef_search set."""
+    """Returns a psycopg cursor on its own autocommit connection, in pgvector's default
+    settings but hnsw.ef_search (the app's connection settings undone)."""
     connection = runtime.engine.raw_connection()
     stack.callback(connection.close)
     driver: Any = connection.driver_connection
     register_vector(driver)
     driver.autocommit = True
     stack.callback(setattr, driver, "autocommit", False)  # back to the pool as it came
+    driver.execute("RESET ALL")
     driver.execute(f"SET hnsw.ef_search = {ef_search}")
     return driver.cursor()
 

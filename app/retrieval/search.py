@@ -25,10 +25,12 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import (
     ColumnElement,
+    Engine,
     Float,
     Select,
     String,
     bindparam,
+    event,
     func,
     literal,
     null,
@@ -57,10 +59,10 @@ past every nearer chunk):
 Up to 10k the exact scan is about as fast as the index on average, and it is exact.
 """
 
-EF_SEARCH_MIN = 100
-"""Smallest candidate list for the index scan. At 100k chunks (bench/search_floor.py's data),
-300 queries near a topic found 0.972 of their true top 10 with pgvector's default of 40,
-0.993 with 100 and 0.994 with 200, which cost 1-2 ms more per query."""
+EF_SEARCH_MIN = 200
+"""Smallest candidate list for the index scan. At 100k chunks of bench/query.py's data, over
+the graph migration 0003 builds, the top 10 found were 0.955 of the true ones with 100, 0.985
+with 200 and 0.99 with 300 (pgvector's default is 40)."""
 
 EF_SEARCH_MAX = 1_000
 """pgvector's upper limit for hnsw.ef_search."""
@@ -70,6 +72,16 @@ MAX_SCAN_TUPLES = 20_000
 
 RRF_K = 60
 """The reciprocal rank fusion constant: a rank r contributes 1 / (RRF_K + r)."""
+
+CONNECTION_SETTINGS = {
+    "hnsw.iterative_scan": "strict_order",
+    "hnsw.ef_search": str(EF_SEARCH_MIN),
+    "hnsw.max_scan_tuples": str(MAX_SCAN_TUPLES),
+    # The plan depends on the filter values, and psycopg prepares a statement that runs
+    # often, after which PostgreSQL may switch to one generic plan for all values.
+    "plan_cache_mode": "force_custom_plan",
+}
+"""What every connection search runs on is set to when it opens (configure_connections)."""
 
 STATEMENT_CACHE_SIZE = 256
 """Built statements kept, one per filters, limit, mode and scan kind (see vector_statement)."""
@@ -104,6 +116,22 @@ class Candidate:
     document_title: str
 
 
+def configure_connections(engine: Engine) -> None:
+    """Sets CONNECTION_SETTINGS on every connection `engine` opens from now on.
+
+    As connection defaults they cost nothing per query; set per query, they took a round
+    trip of their own before every search.
+    """
+
+    @event.listens_for(engine, "connect")
+    def apply_settings(connection: Any, _: Any) -> None:
+        with connection.cursor() as cursor:
+            for name, value in CONNECTION_SETTINGS.items():
+                cursor.execute("SELECT set_config(%s, %s, false)", (name, value))
+        # A setting made in a transaction that rolls back is undone with it.
+        connection.commit()
+
+
 def search_chunks(
     session: Session,
     *,
@@ -119,9 +147,9 @@ def search_chunks(
 
     Best first means by fused score (descending), then distance, then chunk id; in "vector"
     mode the fused score falls as the distance grows, so that is distance, then chunk id.
-    `query_text` is only read in "hybrid" mode. The session must be in a transaction (as
-    `sessions.begin()` gives): the hnsw.* settings and plan_cache_mode are SET LOCAL, and
-    stay set until it ends; on an autocommit connection they would end before the search.
+    `query_text` is only read in "hybrid" mode. The session's engine must have been through
+    configure_connections, and the session be in a transaction (as `sessions.begin()` gives):
+    a larger hnsw.ef_search than the default is SET LOCAL, and must last until the search.
     """
     if k < 1 or overfetch < 1:
         raise ValueError(f"k and overfetch must be positive, not {k} and {overfetch}")
@@ -138,15 +166,15 @@ def search_chunks(
 
 
 def prepare_scan(session: Session, filters: SearchFilters, limit: int) -> bool:
-    """Returns whether to scan exactly, after setting up the index scan in the same round trip.
-
-    Custom plans are forced because the plan depends on the filter values, and psycopg
-    prepares a statement that runs often, after which PostgreSQL may switch to one generic
-    plan for all values.
+    """Returns whether to scan exactly; sets the index scan up for `limit` in the same round
+    trip, which is only needed when filters narrow the set or the limit passes EF_SEARCH_MIN.
     """
+    ef_search = min(max(limit, EF_SEARCH_MIN), EF_SEARCH_MAX)
+    if not filters.narrows and ef_search == EF_SEARCH_MIN:
+        return False
     statement = scan_statement(
         filters,
-        ef_search=min(max(limit, EF_SEARCH_MIN), EF_SEARCH_MAX),
+        ef_search=ef_search,
         max_scan_tuples=MAX_SCAN_TUPLES,
         count_limit=EXACT_SCAN_MAX_ROWS + 1,
     )
@@ -164,10 +192,8 @@ def scan_statement(
     which stops at `count_limit` and so reads at most that many index entries.
     """
     settings = [
-        func.set_config("hnsw.iterative_scan", "strict_order", True),
         func.set_config("hnsw.ef_search", str(ef_search), True),
         func.set_config("hnsw.max_scan_tuples", str(max_scan_tuples), True),
-        func.set_config("plan_cache_mode", "force_custom_plan", True),
     ]
     if not filters.narrows:
         return select(null(), *settings)

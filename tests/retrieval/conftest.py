@@ -127,6 +127,29 @@ def captured_statements(runtime: Runtime) -> Iterator[list[tuple[str, Any]]]:
         sa.event.remove(runtime.engine, "before_cursor_execute", capture)
 
 
+@contextmanager
+def index_scans_preferred(runtime: Runtime) -> Iterator[None]:
+    """Makes the planner take the HNSW index wherever it can while inside.
+
+    With the app's ef_search, PostgreSQL rightly prefers to read a table this small (6,600
+    chunks), or the part a filter keeps, and sort it, to an index walk; the tests of the walk
+    itself turn sequential scans and sorts off, as pgvector's documentation turns sequential
+    scans off to check that a statement can use the index.
+    """
+
+    def prefer_index(session: Session, transaction: Any, connection: Any) -> None:
+        # On the driver's connection: not among the statements captured_statements sees.
+        driver = connection.connection.driver_connection
+        driver.execute("SET LOCAL enable_seqscan = off")
+        driver.execute("SET LOCAL enable_sort = off")
+
+    sa.event.listen(runtime.sessions, "after_begin", prefer_index)
+    try:
+        yield
+    finally:
+        sa.event.remove(runtime.sessions, "after_begin", prefer_index)
+
+
 def explain(session: Session, statement: tuple[str, Any]) -> str:
     """Returns the plan PostgreSQL makes for a captured statement, in this session's settings."""
     sql, parameters = statement
@@ -222,3 +245,10 @@ def corpus(open_test_runtime: Callable[[str], Runtime]) -> Corpus:
 def queries(corpus: Corpus) -> npt.NDArray[np.float32]:
     """Returns 50 queries near topics of the ready documents."""
     return corpus.near_topics(range(10), 50, seed=7)
+
+
+@pytest.fixture
+def index_walk(corpus: Corpus) -> Iterator[None]:
+    """For a test of the index walk itself: see index_scans_preferred."""
+    with index_scans_preferred(corpus.runtime):
+        yield

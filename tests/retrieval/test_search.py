@@ -84,6 +84,7 @@ def test_filtered_results_equal_exact_search(
         (SearchFilters(exclude_flags=("references",)), lambda f: not f["flags"], range(10)),
     ],
 )
+@pytest.mark.usefixtures("index_walk")
 def test_index_path_under_broad_filters_keeps_recall(
     corpus: Corpus,
     monkeypatch: pytest.MonkeyPatch,
@@ -100,9 +101,11 @@ def test_index_path_under_broad_filters_keeps_recall(
     for query in corpus.near_topics(documents, 20, seed=11):
         with captured_statements(corpus.runtime) as statements:
             found = corpus.search(query, filters)
+        *set_up, index_pass = statements  # and no exact pass after it
         with corpus.runtime.sessions.begin() as session:
-            assert "ix_chunks_embedding_hnsw" in explain(session, statements[1])
-        assert len(statements) == 2  # and no exact pass after it
+            for statement in set_up:
+                session.connection().exec_driver_sql(*statement)
+            assert "ix_chunks_embedding_hnsw" in explain(session, index_pass)
         assert len(found) == 40
         assert all(keep(fields[c.chunk_id]) for c in found)
         assert [c.distance for c in found] == sorted(c.distance for c in found)
@@ -110,30 +113,26 @@ def test_index_path_under_broad_filters_keeps_recall(
     assert np.mean(recalls) >= 0.98
 
 
+@pytest.mark.usefixtures("index_walk")
 def test_exhausted_index_scan_falls_back_to_exact_search(
     corpus: Corpus, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # 1,800 chunks pass, too many for the exact path here. Queries from another collection's
-    # topics, and an index walk cut short after its first round, mostly find fewer than 100
-    # of them. The HNSW graph is built with random levels, so how many a cut walk finds
-    # varies from build to build: the fallback must run for some query, and whenever it runs
-    # its result must equal the exact one. A query that does not fall back is served by the
-    # walk cut short here on purpose, which is approximate by design.
+    # One document's 600 chunks pass, too many for the exact path here, and fewer than the
+    # 800 asked for: the index walk must end short, and the exact pass then find them all.
+    # (A walk stopped by hnsw.max_scan_tuples ends short too, but pgvector then returns every
+    # candidate it had discarded, which over this dense graph is enough.)
     monkeypatch.setattr(search, "EXACT_SCAN_MAX_ROWS", 100)
-    monkeypatch.setattr(search, "MAX_SCAN_TUPLES", 1)
-    filters = SearchFilters(collection="beta")
-    fallbacks = 0
-    for query in corpus.near_topics(range(7, 10), 5, seed=3):
+    filters = SearchFilters(document_ids=(document_id(5),))
+    for query in corpus.near_topics(range(7, 10), 3, seed=3):
         with captured_statements(corpus.runtime) as statements:
-            found = [c.chunk_id for c in corpus.search(query, filters, k=25)]
-        assert "<=>" in statements[1][0]
-        if len(statements) == 3:  # the set-up, the index pass, and the exact pass
-            assert "cosine_distance(chunks.embedding" in statements[2][0]
-            assert found == corpus.exact(query, lambda f: f["collection"] == "beta", 100)
-            fallbacks += 1
-    assert fallbacks
+            found = [c.chunk_id for c in corpus.search(query, filters, k=200)]
+        _, index_pass, exact_pass = statements  # the set-up first
+        assert "<=>" in index_pass[0]
+        assert "cosine_distance(chunks.embedding" in exact_pass[0]
+        assert found == corpus.exact(query, lambda f: f["document_id"] == document_id(5), 800)
 
 
+@pytest.mark.usefixtures("index_walk")
 def test_unfiltered_search_uses_the_index_with_high_recall(corpus: Corpus, queries: Query) -> None:
     with (
         captured_statements(corpus.runtime) as statements,
