@@ -113,6 +113,7 @@ def search_chunks(
     k: int,
     overfetch: int = 4,
     mode: SearchMode,
+    exact: bool = False,
 ) -> list[Candidate]:
     """Returns up to k * overfetch candidates, best first; the same request on the same data
     returns the same list.
@@ -122,13 +123,16 @@ def search_chunks(
     `query_text` is only read in "hybrid" mode. The session must be in a transaction (as
     `sessions.begin()` gives): the hnsw.* settings and plan_cache_mode are SET LOCAL, and
     stay set until it ends; on an autocommit connection they would end before the search.
+    `exact` forces the exact scan whatever the filtered set's size (selection mode: a few
+    pages, whose every chunk must be compared, never an index walk that may drop some).
     """
     if k < 1 or overfetch < 1:
         raise ValueError(f"k and overfetch must be positive, not {k} and {overfetch}")
     limit = k * overfetch
     build = vector_statement if mode == "vector" else hybrid_statement
     query = {"query_vector": query_vector, "query_text": query_text}
-    exact = prepare_scan(session, filters, limit)
+    # prepare_scan runs either way: the custom plans it forces serve the exact scan too.
+    exact = prepare_scan(session, filters, limit) or exact
     rows = session.execute(build(filters, limit, exact=exact), query).all()
     if not exact and vector_hit_count(rows, mode) < limit:
         # The index scan ran out (MAX_SCAN_TUPLES, or a table smaller than the limit) before
