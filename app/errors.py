@@ -13,6 +13,7 @@ CitelockError
  |    +-- DocumentNotFound     404 document_not_found
  |    +-- PageNotFound         404 page_not_found
  +-- InvalidRequest           422 invalid_request
+ |    +-- InvalidSelection     422 invalid_selection
  +-- EmbeddingUnavailable     503 embedding_unavailable
  +-- DatabaseUnavailable      503 database_unavailable
  +-- ConfigurationError       500 configuration_error
@@ -97,6 +98,11 @@ class InvalidRequest(CitelockError):
     status = 422
     code = "invalid_request"
     title = "Invalid request"
+
+
+class InvalidSelection(InvalidRequest):
+    code = "invalid_selection"
+    title = "Invalid selection"
 
 
 class EmbeddingUnavailable(CitelockError):

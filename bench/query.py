@@ -8,8 +8,10 @@ The floor is what no search can beat: embedding the query plus the bare pgvector
 the same run, for the same query strings: the embedding alone, the bare SQL, the library call
 `retrieve_context` and the whole HTTP request against a uvicorn server in a subprocess (the
 app `citelock serve` runs, on 127.0.0.1, ephemeral port, one keep-alive httpx client), in
-"vector" and "hybrid" modes, top_k 10. Then queries per second with 1 and 4 clients, and
-recall@10 of the index paths against an exact scan.
+"vector" and "hybrid" modes, top_k 10, and in selection mode (vector, top_k 10): a selection of
+the first words of one page, named with its document and page, whose page text is the text of
+the chunks on it (the synthetic chunks have no pages of their own). Then queries per second
+with 1 and 4 clients, and recall@10 of the index paths against an exact scan.
 
 Chunks are realistic in what search sees: a pool of passages from the PDFs in --corpus is
 embedded with the real model, and every chunk vector is a mixture of two of them plus noise
@@ -39,20 +41,29 @@ import httpx
 import numpy as np
 import sqlalchemy as sa
 from pgvector.psycopg import register_vector
+from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.api.query_service import retrieval_params
 from app.api.schemas import QueryRequest
 from app.config import Settings
-from app.db.models import Chunk
+from app.db.models import Chunk, Page
 from app.retrieval.embedder import embed_query, embed_texts
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import search_chunks
+from app.retrieval.selection import Selection
 from app.runtime import Runtime, open_runtime
 from bench.report import machine_summary, write_section
-from bench.search_floor import Vectors, passage_chunks, query_phrases, read_passages, store_chunks
+from bench.search_floor import (
+    CHUNKS_PER_DOCUMENT,
+    Vectors,
+    passage_chunks,
+    query_phrases,
+    read_passages,
+    store_chunks,
+)
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus" / "docs"
@@ -63,6 +74,10 @@ BURST_REQUESTS = 48
 """Requests per throughput burst, shared among its clients."""
 EF_SWEEP = (40, 100, 200, 400, 800)
 """hnsw.ef_search values whose recall and latency the bare statement is measured at."""
+SELECTIONS = 20
+"""Pages given page rows and selected from, one per query in turn."""
+SELECTION_WORDS = 30
+"""Words of a selection: the first words of its page."""
 READY_TIMEOUT_S = 180.0
 LOG_TAIL_CHARS = 4000
 RATIO_GOAL = 1.5
@@ -180,9 +195,19 @@ def timed(call: Callable[..., Any], *args: Any) -> tuple[float, Any]:
     return (time.perf_counter() - started) * 1000, result
 
 
-def post(client: httpx.Client, text: str, mode: str) -> dict[str, Any]:
+def post(
+    client: httpx.Client, text: str, mode: str, selection: Selection | None = None
+) -> dict[str, Any]:
     """Returns the JSON of one POST /api/v1/query, refusing any status but 200."""
-    response = client.post("/api/v1/query", json={"query": text, "top_k": TOP_K, "search": mode})
+    body: dict[str, Any] = {"query": text, "top_k": TOP_K, "search": mode}
+    if selection is not None:
+        body["selected_text"] = {
+            "text": selection.text,
+            "document_id": str(selection.document_id),
+            "start_page": selection.start_page,
+            "end_page": selection.end_page,
+        }
+    response = client.post("/api/v1/query", json=body)
     response.raise_for_status()
     answer: dict[str, Any] = response.json()
     return answer
@@ -200,6 +225,31 @@ def burst(clients: list[httpx.Client], texts: list[str], mode: str) -> Burst:
         latencies = [ms for done in pool.map(send, clients, shares) for ms in done]
         seconds = time.perf_counter() - started
     return len(texts), seconds, latencies
+
+
+def store_selections(runtime: Runtime, rng: np.random.Generator) -> list[Selection]:
+    """Returns SELECTIONS selections, each the first words of a random page, after storing
+    those pages: their text is the chunks on them, joined as paragraphs."""
+    with runtime.sessions.begin() as session:
+        documents = session.scalars(sa.select(Chunk.document_id).distinct()).all()
+        selections = []
+        for _ in range(SELECTIONS):
+            document_id = documents[int(rng.integers(len(documents)))]
+            page = int(rng.integers(1, CHUNKS_PER_DOCUMENT // 3))
+            contents = session.scalars(
+                sa.select(Chunk.content)
+                .where(Chunk.document_id == document_id, Chunk.page_start == page)
+                .order_by(Chunk.ordinal)
+            ).all()
+            text = "\n\n".join(contents)
+            row = {"document_id": document_id, "page_number": page, "text": text, "width": 0.0,
+                   "height": 0.0, "char_boxes": b"", "line_ids": b""}  # fmt: skip
+            session.execute(
+                pg_insert(Page).values(row).on_conflict_do_nothing(),
+            )
+            words = " ".join(text.split()[:SELECTION_WORDS])
+            selections.append(Selection(words, document_id, page, page))
+    return selections
 
 
 def bare_cursor(runtime: Runtime, stack: ExitStack, ef_search: int) -> Any:
@@ -232,6 +282,7 @@ def measure(
         chunks = passage_chunks(passages, pool, count, rng)
         load_s, _ = timed(store_chunks, runtime, count, chunks)
         texts = query_phrases(passages, queries, rng)
+        selections = store_selections(runtime, rng)
         vectors = [embed_query(runtime.embedder, text) for text in texts]
         server = stack.enter_context(Server(url, data_dir))
         clients = [stack.enter_context(httpx.Client(base_url=server.url)) for _ in range(4)]
@@ -241,11 +292,18 @@ def measure(
             for mode in ("vector", "hybrid")
         }
 
-        def library(text: str, mode: str) -> object:
+        def library(text: str, mode: str, selection: Selection | None = None) -> object:
             with runtime.sessions.begin() as session:
                 return retrieve_context(
-                    text, params[mode], session=session, embedder=runtime.embedder
+                    text,
+                    params[mode],
+                    session=session,
+                    embedder=runtime.embedder,
+                    selected_text=selection,
                 )
+
+        def selected(i: int) -> Selection:
+            return selections[i % len(selections)]
 
         variants: dict[str, Callable[[int], object]] = {
             "embed": lambda i: embed_query(runtime.embedder, texts[i]),
@@ -254,6 +312,8 @@ def measure(
             "lib hybrid": lambda i: library(texts[i], "hybrid"),
             "http vector": lambda i: post(clients[0], texts[i], "vector"),
             "http hybrid": lambda i: post(clients[0], texts[i], "hybrid"),
+            "lib selection": lambda i: library(texts[i], "vector", selected(i)),
+            "http selection": lambda i: post(clients[0], texts[i], "vector", selected(i)),
         }
         for i in range(min(WARM_UP, queries)):  # caches, prepared statements, thread pools
             for variant in variants.values():
@@ -365,6 +425,8 @@ def latency_rows(count: int, measured: Measured) -> list[str]:
         ("lib hybrid", "`retrieve_context`, hybrid", ""),
         ("http vector", "POST /api/v1/query, vector", ""),
         ("http hybrid", "POST /api/v1/query, hybrid", ""),
+        ("lib selection", "`retrieve_context`, selection mode", ""),
+        ("http selection", "POST /api/v1/query, selection mode", ""),
     ]
     rows = []
     for name, label, recall in labels:
@@ -394,7 +456,9 @@ def stage_names(results: dict[int, Measured]) -> list[str]:
 def stage_rows(count: int, measured: Measured, names: list[str]) -> list[str]:
     """Returns the stage table's rows for one size: where each variant's time goes, p50."""
     rows = []
-    for name in ("lib vector", "lib hybrid", "http vector", "http hybrid"):
+    for name in (
+        "lib vector", "lib hybrid", "lib selection", "http vector", "http hybrid", "http selection"
+    ):  # fmt: skip
         stages = measured.stages[name]
         medians = [
             f"{np.median([s.get(stage, 0.0) for s in stages]):.1f}"
@@ -438,6 +502,14 @@ def goal_lines(count: int, measured: Measured) -> list[str]:
                 f"- {count:,} chunks, {label} p95, {mode}: {ratio:.2f}x floor "
                 f"(goal at most {goal}x): {verdict}"
             )
+    for kind in ("lib", "http"):
+        selection = percentiles(times[f"{kind} selection"])[0]
+        standard = percentiles(times[f"{kind} vector"])[0]
+        verdict = "met" if selection <= standard else "**not met**"
+        lines.append(
+            f"- {count:,} chunks, {kind} selection mode p50 {selection:.1f} ms against "
+            f"{standard:.1f} ms in standard vector mode (goal: no slower): {verdict}"
+        )
     recall = measured.recalls["vector"]
     verdict = "met" if recall >= RECALL_GOAL else "**not met**"
     lines.append(

@@ -16,12 +16,16 @@ from app.api.schemas import (
     QueryFilters,
     QueryRequest,
     QueryResponse,
+    SelectedText,
+    SelectionScope,
 )
 from app.config import Settings
 from app.retrieval.assemble import similarity
 from app.retrieval.embedder import Embedder
 from app.retrieval.filters import SearchFilters
 from app.retrieval.pipeline import RetrievalParams, elapsed_ms, final_score, retrieve_context
+from app.retrieval.selection import Match, Selection
+from app.retrieval.selection_scope import SELECTION_TOP_K
 
 
 def search_filters(filters: QueryFilters, settings: Settings) -> SearchFilters:
@@ -40,13 +44,32 @@ def search_filters(filters: QueryFilters, settings: Settings) -> SearchFilters:
 
 
 def retrieval_params(request: QueryRequest, settings: Settings) -> RetrievalParams:
+    top_k = request.top_k
+    if request.selected_text is not None and "top_k" not in request.model_fields_set:
+        top_k = SELECTION_TOP_K
     return RetrievalParams(
-        top_k=request.top_k,
+        top_k=top_k,
         overfetch=settings.search_overfetch,
         mode=request.search or settings.search_mode,
         filters=search_filters(request.filters, settings),
         min_similarity=settings.min_similarity,
         token_budget=settings.context_token_budget,
+    )
+
+
+def selection_of(selected: SelectedText | None) -> Selection | None:
+    return None if selected is None else Selection(**selected.model_dump())
+
+
+def selection_scope(match: Match | None) -> SelectionScope | None:
+    if match is None:
+        return None
+    return SelectionScope(
+        document_id=match.document_id,
+        start_page=match.start_page,
+        end_page=match.end_page,
+        match="exact" if match.exact else "fuzzy",
+        score=match.score,
     )
 
 
@@ -66,7 +89,13 @@ def answer_query(
     """Returns the response to `request`: the ranked chunks, the extractive answer built on
     the assembled context with its sources, and, with highlights enabled, the evidence."""
     params = retrieval_params(request, settings)
-    bundle = retrieve_context(request.query, params, session=session, embedder=embedder)
+    bundle = retrieve_context(
+        request.query,
+        params,
+        session=session,
+        embedder=embedder,
+        selected_text=selection_of(request.selected_text),
+    )
     hits = [
         ChunkHit(
             chunk_id=chunk.chunk_id,
@@ -96,7 +125,7 @@ def answer_query(
         answer=answer.text,
         sources=answer.sources,
         confidence=answer.confidence,
-        query_type="standard",
+        query_type="standard" if bundle.selection is None else "selected_text",
         status=bundle.status,
         request_id=current_request_id.get(),
         response_id=None,
@@ -104,4 +133,6 @@ def answer_query(
         highlighted_sources=highlighted,
         viewer_url=None,
         timings_ms=timings,
+        selection=selection_scope(bundle.selection),
+        scope_note=bundle.scope_note,
     )

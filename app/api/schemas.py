@@ -115,11 +115,31 @@ class QueryFilters(BaseModel):
     is_my_copy: bool | None = None
 
 
+class SelectedText(BaseModel):
+    """Selection mode: the text a reader selected, and where the viewer says it stands.
+
+    The text is kept as sent (no trimming): it is matched against the page text. An empty or
+    blank one is accepted and answered in standard mode, status `scope_fallback`. Page
+    ranges are checked against the document: a reversed or out-of-document one is refused
+    with `invalid_selection`.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: UserText = Field(max_length=5000)
+    document_id: uuid.UUID | None = None
+    start_page: int | None = None
+    end_page: int | None = None
+    chapter: UserText | None = Field(default=None, max_length=1000)
+
+
 class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     query: UserText = Field(min_length=1, max_length=1000)
     top_k: int = Field(default=5, ge=1, le=20)
+    """5 in standard mode, 3 in selection mode, unless given."""
+    selected_text: SelectedText | None = None
     filters: QueryFilters = Field(default_factory=QueryFilters)
     use_annotations: bool | None = None
     search: Literal["hybrid", "vector"] | None = None
@@ -167,6 +187,18 @@ class HighlightedSource(BaseModel):
     confidence: float
 
 
+class SelectionScope(BaseModel):
+    """Where selection mode found the selected text: the only pages the answer draws on."""
+
+    document_id: uuid.UUID
+    start_page: int
+    end_page: int
+    match: Literal["exact", "fuzzy"]
+    """exact: the text as sent, up to whitespace, case and line-end hyphenation."""
+    score: float
+    """100 for an exact match, else the fuzzy match's partial ratio (0-100)."""
+
+
 class QueryResponse(BaseModel):
     answer: str
     sources: list[str]
@@ -179,3 +211,8 @@ class QueryResponse(BaseModel):
     highlighted_sources: list[HighlightedSource] | None
     viewer_url: str | None
     timings_ms: dict[str, float]
+    selection: SelectionScope | None = None
+    """In selection mode, where the selection was found; None in standard mode."""
+    scope_note: str | None = None
+    """Why selection mode fell back to standard retrieval (`scope_fallback`), or what it
+    corrected (pages given that did not hold the selection)."""

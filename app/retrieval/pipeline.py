@@ -14,8 +14,9 @@ from app.retrieval.assemble import Context, above_threshold, assemble_context, w
 from app.retrieval.embedder import Embedder, embed_query
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.search import RRF_K, Candidate, SearchMode, search_chunks
+from app.retrieval.selection import Match, Selection
 
-RetrievalStatus = Literal["ok", "no_matches", "empty_database"]
+RetrievalStatus = Literal["ok", "no_matches", "empty_database", "scope_fallback"]
 
 BEST_FUSED_SCORE = 2 / (RRF_K + 1)
 """The fused score of a chunk ranked first by both the vector and the keyword search."""
@@ -29,6 +30,8 @@ class RetrievalParams:
     filters: SearchFilters = field(default_factory=SearchFilters)
     min_similarity: float = 0.3
     token_budget: int = 4000
+    exact: bool = False
+    """Always scan the filtered chunks exactly, never through the index (selection mode)."""
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,10 @@ class ContextBundle:
     """The chunks the answer may use, within the token budget, in reading order."""
     filters: SearchFilters
     timings_ms: dict[str, float]
+    selection: Match | None = None
+    """Where the selection stands, in selection mode; its text opens `context`."""
+    scope_note: str | None = None
+    """Why selection mode fell back to standard retrieval, or how it read the selection."""
 
 
 def final_score(candidate: Candidate, mode: SearchMode) -> float:
@@ -63,13 +70,24 @@ def retrieve_context(
     *,
     session: Session,
     embedder: Embedder,
+    selected_text: Selection | None = None,
 ) -> ContextBundle:
     """Returns the best chunks for `query` under `params` and the context assembled from them.
+
+    With `selected_text`, only the pages where the selection stands are searched, and the
+    context opens with the selection itself (app.retrieval.selection_scope).
 
     Candidates are overfetched (top_k x overfetch), those under the similarity threshold
     dropped, exact and near duplicates removed keeping the better one, and the rest ordered
     by score with the chunk id as the last tie-breaker.
     """
+    if selected_text is not None:
+        # Imported here: selection_scope builds on this module.
+        from app.retrieval.selection_scope import retrieve_in_selection
+
+        return retrieve_in_selection(
+            query, selected_text, params, session=session, embedder=embedder
+        )
     timings: dict[str, float] = {}
     started = time.perf_counter()
     query_vector = embed_query(embedder, query)
@@ -84,6 +102,7 @@ def retrieve_context(
         k=params.top_k,
         overfetch=params.overfetch,
         mode=params.mode,
+        exact=params.exact,
     )
     timings["search"] = elapsed_ms(started)
 

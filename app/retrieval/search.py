@@ -141,6 +141,7 @@ def search_chunks(
     k: int,
     overfetch: int = 4,
     mode: SearchMode,
+    exact: bool = False,
 ) -> list[Candidate]:
     """Returns up to k * overfetch candidates, best first; the same request on the same data
     returns the same list.
@@ -150,13 +151,15 @@ def search_chunks(
     `query_text` is only read in "hybrid" mode. The session's engine must have been through
     configure_connections, and the session be in a transaction (as `sessions.begin()` gives):
     a larger hnsw.ef_search than the default is SET LOCAL, and must last until the search.
+    `exact` forces the exact scan whatever the filtered set's size (selection mode: a few
+    pages, whose every chunk must be compared, never an index walk that may drop some).
     """
     if k < 1 or overfetch < 1:
         raise ValueError(f"k and overfetch must be positive, not {k} and {overfetch}")
     limit = k * overfetch
     build = vector_statement if mode == "vector" else hybrid_statement
     query = {"query_vector": query_vector, "query_text": query_text}
-    exact = prepare_scan(session, filters, limit)
+    exact = exact or prepare_scan(session, filters, limit)
     rows = session.execute(build(filters, limit, exact=exact), query).all()
     if not exact and vector_hit_count(rows, mode) < limit:
         # The index scan ran out (MAX_SCAN_TUPLES, or a table smaller than the limit) before

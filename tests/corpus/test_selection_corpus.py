@@ -1,0 +1,318 @@
+"""Selection mode on the shared corpus: nothing from outside the selection's pages, ever.
+
+The property test draws a document, a range of one to three pages, a passage of those pages
+(whole words, possibly across a page break) and a question, and checks that every chunk,
+source, highlighted source and rectangle of the response stands in that document and on
+those pages, and that the answer's quoted text is text of those pages. Most examples call
+the service function the route calls (`answer_query`); a few go through HTTP.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import select
+
+from app.api.query_service import answer_query
+from app.api.schemas import QueryRequest, QueryResponse
+from app.db.documents import delete_document
+from app.db.models import Page
+from app.ingest.pipeline import DocumentMeta
+from app.ingest.records import PAGE_BREAK
+from app.ingest.service import ingest_file
+from app.retrieval.embedding_backends import FloatArray
+from app.retrieval.selection import normalize
+from app.runtime import Runtime
+from tests.api.conftest import client_for
+from tests.corpus.conftest import IngestedCorpus
+from tests.shared_corpus import corpus_path
+
+pytestmark = pytest.mark.corpus
+
+QUERIES = [
+    "how are hot loops compiled",
+    "what does the function return",
+    "which security risks are described",
+    "how many parameters does the model have",
+    "what are the results of the evaluation",
+    "explain the main idea",
+    "who is responsible for the costs",
+    "how do I install it",
+    "what happens on an error",
+    "capital city and population",
+]
+"""The questions of the property test: embedded once each (CachedEmbedder), so an example
+costs a search, not a model run."""
+
+MAX_WORDS = 80
+"""The longest selection drawn, in words."""
+
+_WORD = re.compile(r"\w+")
+_SOURCE = re.compile(r"(?P<name>.+), pp?\. (?P<first>\d+)(?:-(?P<last>\d+))?")
+_MARKER = re.compile(r" \[\d+\](?= |$)")
+
+
+class CachedEmbedder:
+    """The real model, each distinct text embedded once."""
+
+    def __init__(self, embedder: Any) -> None:
+        self.embedder = embedder
+        self.name: str = embedder.name
+        self.dim: int = embedder.dim
+        self.batch_size: int = embedder.batch_size
+        self.vectors: dict[str, FloatArray] = {}
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        missing = [text for text in dict.fromkeys(texts) if text not in self.vectors]
+        if missing:
+            self.vectors.update(zip(missing, self.embedder.embed_batch(missing), strict=True))
+        return np.stack([self.vectors[text] for text in texts])
+
+
+@dataclass(frozen=True)
+class StoredDocument:
+    id: uuid.UUID
+    filename: str
+    pages: tuple[str, ...]
+    """Page texts as stored; page n is pages[n - 1]."""
+
+    def text(self, first: int, last: int) -> str:
+        return PAGE_BREAK.join(self.pages[first - 1 : last])
+
+
+@dataclass(frozen=True)
+class Drawn:
+    document: StoredDocument
+    first: int
+    last: int
+    text: str
+    query: str
+    named: str
+    """What the selection names: "pages" (document and pages), "document" or "nothing"."""
+
+    def selected(self) -> dict[str, Any]:
+        selected: dict[str, Any] = {"text": self.text}
+        if self.named != "nothing":
+            selected["document_id"] = str(self.document.id)
+        if self.named == "pages":
+            selected |= {"start_page": self.first, "end_page": self.last}
+        return selected
+
+
+def stored_documents(corpus: IngestedCorpus) -> list[StoredDocument]:
+    documents = []
+    with corpus.runtime.sessions.begin() as session:
+        for name, result in sorted(corpus.documents.items()):
+            texts = session.scalars(
+                select(Page.text)
+                .where(Page.document_id == result.document.id)
+                .order_by(Page.page_number)
+            ).all()
+            documents.append(StoredDocument(result.document.id, name, tuple(texts)))
+    return documents
+
+
+@pytest.fixture(scope="module")
+def documents(ingested_docs: IngestedCorpus) -> list[StoredDocument]:
+    return stored_documents(ingested_docs)
+
+
+@pytest.fixture(scope="module")
+def embedder(ingested_docs: IngestedCorpus) -> CachedEmbedder:
+    return CachedEmbedder(ingested_docs.runtime.embedder)
+
+
+@st.composite
+def drawn_selections(draw: st.DrawFn, documents: list[StoredDocument]) -> Drawn:
+    document = draw(st.sampled_from(documents))
+    worded = [n for n, text in enumerate(document.pages, 1) if _WORD.search(text)]
+    first = draw(st.sampled_from(worded))
+    last = draw(st.integers(first, min(first + 2, len(document.pages))))
+    words = [found.span() for found in _WORD.finditer(document.text(first, last))]
+    start = draw(st.integers(0, len(words) - 1))
+    end = draw(st.integers(start, min(start + MAX_WORDS, len(words)) - 1))
+    text = document.text(first, last)[words[start][0] : words[end][1]]
+    # Mostly what a viewer sends (document and pages); sometimes less, to be searched for.
+    named = draw(st.sampled_from(["pages"] * 6 + ["document"] * 3 + ["nothing"]))
+    return Drawn(document, first, last, text, draw(st.sampled_from(QUERIES)), named)
+
+
+def check_confined(body: QueryResponse, drawn: Drawn, documents: list[StoredDocument]) -> None:
+    """Fails when anything in the response stands outside the selection's document and pages.
+
+    With pages named, those are the range; otherwise the pages the selection was found on,
+    which must hold the selection's text.
+    """
+    assert body.query_type == "selected_text", body.scope_note
+    assert body.selection is not None
+    found = body.selection
+    if drawn.named != "nothing":
+        assert found.document_id == drawn.document.id
+    if drawn.named == "pages":
+        assert drawn.first <= found.start_page <= found.end_page <= drawn.last
+    document = next(d for d in documents if d.id == found.document_id)
+    first, last = found.start_page, found.end_page
+    allowed = range(first, last + 1)
+    assert normalize(drawn.text).text in normalize(document.text(first, last)).text
+
+    for chunk in body.chunks:
+        assert chunk.document_id == document.id
+        assert chunk.page_start in allowed and chunk.page_end in allowed
+    for source in body.sources:
+        parsed = _SOURCE.fullmatch(source)
+        assert parsed is not None, source
+        assert parsed["name"] == document.filename
+        assert int(parsed["first"]) in allowed and int(parsed["last"] or first) in allowed
+    for item in body.highlighted_sources or []:
+        assert item.document_id == document.id
+        assert item.page_number in allowed
+        page_text = document.pages[item.page_number - 1]
+        # The rectangles are those of these page characters: the spans must be of this page.
+        for (start, end), (page_start, page_end) in zip(
+            item.highlight_spans, item.page_spans, strict=True
+        ):
+            assert item.text_snippet[start:end] == page_text[page_start:page_end]
+        assert len(item.rects) >= 1 or item.bbox is None
+    # Every quoted sentence is text of the allowed pages (newlines read as spaces on both
+    # sides, as claims show them).
+    pages_text = normalize(document.text(first, last).replace("\n", " ")).text
+    for quoted in _MARKER.split(body.answer):
+        assert normalize(quoted).text in pages_text
+
+
+def library_response(corpus: IngestedCorpus, embedder: CachedEmbedder, drawn: Drawn) -> Any:
+    request = QueryRequest(query=drawn.query, selected_text=drawn.selected())
+    runtime = corpus.runtime
+    with runtime.sessions.begin() as session:
+        return answer_query(request, session=session, embedder=embedder, settings=runtime.settings)
+
+
+@settings(
+    max_examples=500,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data())
+def test_selection_answers_stay_in_the_selection(
+    ingested_docs: IngestedCorpus,
+    documents: list[StoredDocument],
+    embedder: CachedEmbedder,
+    data: st.DataObject,
+) -> None:
+    drawn = data.draw(drawn_selections(documents))
+    check_confined(library_response(ingested_docs, embedder, drawn), drawn, documents)
+
+
+@pytest.fixture(scope="module")
+def corpus_client(ingested_docs: IngestedCorpus) -> Iterator[TestClient]:
+    with client_for(ingested_docs.runtime) as client:
+        yield client
+
+
+@settings(max_examples=8, deadline=None, derandomize=True)
+@given(data=st.data())
+def test_selection_answers_stay_in_the_selection_over_http(
+    corpus_client: TestClient, documents: list[StoredDocument], data: st.DataObject
+) -> None:
+    drawn = data.draw(drawn_selections(documents))
+    response = corpus_client.post(
+        "/api/v1/query", json={"query": drawn.query, "selected_text": drawn.selected()}
+    )
+    assert response.status_code == 200, response.text
+    check_confined(QueryResponse.model_validate(response.json()), drawn, documents)
+
+
+MORE_DOCUMENTS = [
+    # The selections' own text, in other documents: the same PDF in other collections,
+    # and single pages of the TraceMonkey paper annotated by readers.
+    ("docs", "multicolumn.pdf", "copy-1"),
+    ("docs", "multicolumn.pdf", "copy-2"),
+    ("docs", "multicolumn.pdf", "copy-3"),
+    ("annotated", "pdfjs__bug1885505.pdf", "extra"),
+    ("annotated", "pdfjs__issue7014.pdf", "extra"),
+    ("annotated", "pdfjs__quadpoints.pdf", "extra"),
+    ("annotated", "pdfannots__caret.pdf", "extra"),
+    ("annotated", "pdfannots__pr24.pdf", "extra"),
+    ("annotated", "pdfannots__FreeText-annotation.pdf", "extra"),
+    ("annotated", "pdfjs__annotation-squiggly-without-appearance.pdf", "extra"),
+    ("annotated", "pysf__annotated_pdf.pdf", "extra"),
+]
+
+
+def comparable(body: QueryResponse) -> dict[str, Any]:
+    """Returns the response without what differs between two identical requests."""
+    return body.model_dump(exclude={"request_id", "response_id", "timings_ms"})
+
+
+def across_the_break(document: StoredDocument, page: int, words: int) -> str:
+    """Returns the last `words` words of `page` and the first `words` of the next page."""
+    text = document.text(page, page + 1)
+    spans = [found.span() for found in _WORD.finditer(text)]
+    ends = len(_WORD.findall(document.pages[page - 1]))
+    return text[spans[ends - words][0] : spans[ends + words - 1][1]]
+
+
+def test_selection_answer_is_unchanged_by_ten_more_documents(
+    ingested_docs: IngestedCorpus, documents: list[StoredDocument]
+) -> None:
+    runtime: Runtime = ingested_docs.runtime
+    by_name = {document.filename: document for document in documents}
+    tracemonkey, multicolumn = by_name["tracemonkey.pdf"], by_name["multicolumn.pdf"]
+    requests = [
+        QueryRequest(
+            query="how does the tracing JIT find and compile hot loops",
+            selected_text={
+                "text": tracemonkey.pages[0][400:1400].rsplit(" ", 1)[0].split(" ", 1)[1],
+                "document_id": str(tracemonkey.id),
+                "start_page": 1,
+                "end_page": 1,
+            },
+        ),
+        QueryRequest(
+            query="lorem ipsum dolor sit amet",
+            top_k=10,
+            selected_text={
+                "text": across_the_break(multicolumn, 2, 25),
+                "document_id": str(multicolumn.id),
+            },
+        ),
+    ]
+
+    def responses() -> list[dict[str, Any]]:
+        with runtime.sessions.begin() as session:
+            return [
+                comparable(
+                    answer_query(
+                        request,
+                        session=session,
+                        embedder=runtime.embedder,
+                        settings=runtime.settings,
+                    )
+                )
+                for request in requests
+            ]
+
+    before = responses()
+    assert all(body["query_type"] == "selected_text" and body["chunks"] for body in before)
+    added: list[uuid.UUID] = []
+    try:
+        for folder, name, collection in MORE_DOCUMENTS:
+            meta = DocumentMeta(filename=name, collection=collection)
+            result = ingest_file(corpus_path(folder, name), meta, runtime=runtime)
+            added.append(result.document.id)
+        assert len(set(added)) >= 10
+        assert responses() == before
+    finally:
+        with runtime.sessions.begin() as session:
+            for document_id in set(added):
+                delete_document(session=session, document_id=document_id)
