@@ -5,10 +5,10 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, text
 
-from alembic import command
 from app.config import get_settings
 from app.db.embedded import embedded_database_url, start_embedded_postgres
 
