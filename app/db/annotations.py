@@ -153,11 +153,12 @@ def verify_annotations(*, session: Session, document_id: uuid.UUID) -> list[str]
     document = session.get(Document, document_id)
     if document is None:
         return [f"no document with id {document_id}"]
-    page_lengths: dict[int, int] = dict(
-        session.execute(
+    page_lengths = {
+        number: length
+        for number, length in session.execute(
             select(Page.page_number, func.length(Page.text)).where(Page.document_id == document_id)
         ).tuples()
-    )
+    }
     spans = {span.chunk_id: span for span in chunk_spans(session=session, document_id=document_id)}
     stored = list_annotations(session=session, document_id=document_id)
     problems: list[str] = []
