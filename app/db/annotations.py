@@ -157,7 +157,7 @@ def verify_annotations(*, session: Session, document_id: uuid.UUID) -> list[str]
         number: length
         for number, length in session.execute(
             select(Page.page_number, func.length(Page.text)).where(Page.document_id == document_id)
-        ).tuples()
+        )
     }
     spans = {span.chunk_id: span for span in chunk_spans(session=session, document_id=document_id)}
     stored = list_annotations(session=session, document_id=document_id)
