@@ -62,7 +62,8 @@ def store_marks(
                 "comment": mark.comment,
                 "author": mark.author,
                 "colour": mark.colour,
-                "rects": [list(rect) for rect in mark.rects],
+                # Hundredths of a point are far below a pixel at any zoom.
+                "rects": [[round(value, 2) for value in rect] for rect in mark.rects],
                 "page_span_start": mark.page_span_start,
                 "page_span_end": mark.page_span_end,
                 "source": source,

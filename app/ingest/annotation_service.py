@@ -10,7 +10,7 @@ from typing import BinaryIO
 from sqlalchemy.orm import Session
 
 from app.config import Settings
-from app.db import annotations as stored
+from app.db import annotations as stored_annotations
 from app.db.documents import check_page, get_document, stored_pages
 from app.errors import NotSameDocument, TextNotFound
 from app.ingest.annotations import collapse, highlight_mark, locate_marks, locate_text
@@ -33,7 +33,7 @@ def replace_pdf_annotations(
     password: str | None,
     session: Session,
     settings: Settings,
-) -> list[stored.StoredAnnotation]:
+) -> list[stored_annotations.StoredAnnotation]:
     """Returns the document's annotations after replacing those read from its PDF with those
     of `stream`, an annotated copy of the same document; the frontend's ("api") stay.
 
@@ -55,21 +55,23 @@ def replace_pdf_annotations(
         copy = extract_document(pdf)
     check_same_pages(pages, copy.pages)
     marks = locate_marks(copy.annotations, pages)
-    stored.delete_marks(session=session, document_id=document_id, source="pdf")
-    stored.store_marks(session=session, document_id=document_id, marks=marks, source="pdf")
-    stored.recount_annotations(session=session, document_id=document_id)
-    return stored.list_annotations(session=session, document_id=document_id)
+    stored_annotations.delete_marks(session=session, document_id=document_id, source="pdf")
+    stored_annotations.store_marks(
+        session=session, document_id=document_id, marks=marks, source="pdf"
+    )
+    stored_annotations.recount_annotations(session=session, document_id=document_id)
+    return stored_annotations.list_annotations(session=session, document_id=document_id)
 
 
-def check_same_pages(stored_pages: list[PageText], copy_pages: list[PageText]) -> None:
+def check_same_pages(stored: list[PageText], copy: list[PageText]) -> None:
     """Raises NotSameDocument unless both have as many pages, each reading the same
     (whitespace aside: a rewritten file may space its text differently)."""
-    if len(stored_pages) != len(copy_pages):
+    if len(stored) != len(copy):
         raise NotSameDocument(
-            f"the file has {len(copy_pages)} pages, the document {len(stored_pages)}: "
+            f"the file has {len(copy)} pages, the document {len(stored)}: "
             "upload an annotated copy of the same document"
         )
-    for ours, theirs in zip(stored_pages, copy_pages, strict=True):
+    for ours, theirs in zip(stored, copy, strict=True):
         if collapse(ours.text) != collapse(theirs.text):
             raise NotSameDocument(
                 f"page {ours.number} of the file does not read like the document's: "
@@ -79,7 +81,7 @@ def check_same_pages(stored_pages: list[PageText], copy_pages: list[PageText]) -
 
 def add_highlight(
     *, session: Session, document_id: uuid.UUID, page: int, text: str, comment: str
-) -> stored.StoredAnnotation:
+) -> stored_annotations.StoredAnnotation:
     """Returns the stored highlight of `text` on `page`, found in the page's text."""
     document = get_document(session=session, document_id=document_id)
     check_page(document, page)
@@ -88,7 +90,11 @@ def add_highlight(
     if span is None:
         raise TextNotFound(f"the text is not on page {page} of the document")
     mark = highlight_mark(page_text, span, comment)
-    ids = stored.store_marks(session=session, document_id=document_id, marks=[mark], source="api")
-    stored.recount_annotations(session=session, document_id=document_id)
-    (created,) = stored.list_annotations(session=session, document_id=document_id, ids=ids)
+    ids = stored_annotations.store_marks(
+        session=session, document_id=document_id, marks=[mark], source="api"
+    )
+    stored_annotations.recount_annotations(session=session, document_id=document_id)
+    (created,) = stored_annotations.list_annotations(
+        session=session, document_id=document_id, ids=ids
+    )
     return created
