@@ -5,13 +5,17 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
 from app.config import get_settings
+
+if TYPE_CHECKING:
+    from app.api.schemas import QueryRequest
+    from app.retrieval.search import Candidate
 
 app = typer.Typer(help="citelock: citation-locked answers from your PDFs.", no_args_is_help=True)
 console = Console(stderr=True)
@@ -95,25 +99,17 @@ def query(
         str, typer.Option(help='Filters as JSON, e.g. \'{"collection": "rhetoric"}\'.')
     ] = "{}",
     search: Annotated[str | None, typer.Option(help="hybrid or vector.")] = None,
+    use_annotations: UseAnnotationsOption = None,
     include_docs: Annotated[bool, typer.Option(help="Print each chunk's text too.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
     """Retrieve the chunks that best answer TEXT, as the query endpoint does."""
-    from pydantic import ValidationError
-
-    from app.api.query_service import retrieval_params
-    from app.api.schemas import QueryRequest
+    from app.api.query_service import chunk_hit, retrieval_params
     from app.retrieval.pipeline import retrieve_context
     from app.runtime import open_runtime
 
     settings = get_settings()
-    try:
-        request = QueryRequest.model_validate(
-            {"query": text, "top_k": k, "filters": json.loads(where), "search": search}
-        )
-    except (ValueError, ValidationError) as error:
-        console.print(f"[red]invalid query:[/red] {error}")
-        raise typer.Exit(code=2) from error
+    request = query_request(text, k=k, where=where, search=search, use_annotations=use_annotations)
     params = retrieval_params(request, settings)
     if overfetch is not None:
         params = dataclasses.replace(params, overfetch=overfetch)
@@ -131,21 +127,207 @@ def query(
             "distance": round(chunk.distance, 6),
             "document": chunk.document_filename,
             "pages": [chunk.page_start, chunk.page_end],
+            **hit.model_dump(include={"hl_count", "boost", "final_score"}),
             **({"content": chunk.content} if include_docs else {}),
         }
         for chunk in bundle.chunks
+        for hit in [chunk_hit(chunk, bundle, params)]
     ]
     if as_json:
         print(json.dumps({"status": bundle.status, "results": results}, ensure_ascii=False))
         return
-    table = Table("chunk_id", "distance", "document", "pages", title=f"status: {bundle.status}")
+    table = Table(
+        "chunk_id", "distance", "hl", "document", "pages", title=f"status: {bundle.status}"
+    )
     for result in results:
         first, last = result["pages"]
         pages = str(first) if first == last else f"{first}-{last}"
-        table.add_row(result["chunk_id"], f"{result['distance']:.4f}", result["document"], pages)
+        table.add_row(
+            result["chunk_id"],
+            f"{result['distance']:.4f}",
+            str(result["hl_count"]),
+            result["document"],
+            pages,
+        )
         if include_docs:
-            table.add_row("", "", result["content"], "")
+            table.add_row("", "", "", result["content"], "")
     Console().print(table)
+
+
+UseAnnotationsOption = Annotated[
+    bool | None,
+    typer.Option(
+        "--use-annotations/--no-use-annotations",
+        help="Rerank by the reader's annotations (default: USE_ANNOTATIONS).",
+    ),
+]
+
+
+def query_request(
+    text: str, *, k: int, where: str, search: str | None, use_annotations: bool | None = None
+) -> QueryRequest:
+    """Returns the request the query endpoint would get, or exits with 2 when it is invalid."""
+    from pydantic import ValidationError
+
+    from app.api.schemas import QueryRequest
+
+    try:
+        return QueryRequest.model_validate(
+            {
+                "query": text,
+                "top_k": k,
+                "filters": json.loads(where),
+                "search": search,
+                "use_annotations": use_annotations,
+            }
+        )
+    except (ValueError, ValidationError) as error:
+        console.print(f"[red]invalid query:[/red] {error}")
+        raise typer.Exit(code=2) from error
+
+
+annotations_app = typer.Typer(
+    help="The reader's annotations: read them from PDFs, compare rankings, verify stored ones.",
+    no_args_is_help=True,
+)
+app.add_typer(annotations_app, name="annotations")
+
+
+@annotations_app.command("extract")
+def annotations_extract(
+    files: Annotated[list[Path], typer.Argument(help="PDF files.")],
+    as_jsonl: Annotated[
+        bool, typer.Option("--jsonl", help="One JSON line per annotation.")
+    ] = False,
+) -> None:
+    """Print the reader's annotations in PDF files: path, page, type, text, comment."""
+    from app.errors import CitelockError
+    from app.ingest.annotation_service import read_marks
+
+    table = Table("path", "page", "type", "text", "comment")
+    failures = 0
+    for path in files:
+        try:
+            marks = read_marks(path)
+        except CitelockError as error:
+            failures += 1
+            console.print(f"[red]{path}:[/red] {error.code}: {error.detail}")
+            continue
+        for mark in marks:
+            row = {
+                "path": str(path),
+                "page": mark.page,
+                "type": mark.type,
+                "text": mark.text,
+                "comment": mark.comment,
+            }
+            if as_jsonl:
+                print(json.dumps(row, ensure_ascii=False))
+            else:
+                table.add_row(*(str(value) for value in row.values()))
+    if not as_jsonl:
+        Console().print(table)
+    raise typer.Exit(code=1 if failures else 0)
+
+
+@annotations_app.command("diff")
+def annotations_diff(
+    text: Annotated[str, typer.Argument(help="The question.")],
+    k: Annotated[int, typer.Option("--k", min=1, max=20, help="Chunks to return.")] = 5,
+    where: Annotated[str, typer.Option(help="Filters as JSON.")] = "{}",
+    search: Annotated[str | None, typer.Option(help="hybrid or vector.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """Print the ranking for TEXT without and with the reader's annotations, side by side."""
+    from app.api.query_service import retrieval_params
+    from app.retrieval.pipeline import retrieve_context
+    from app.retrieval.rerank import AnnotationSignal
+    from app.runtime import open_runtime
+
+    settings = get_settings()
+    params = retrieval_params(query_request(text, k=k, where=where, search=search), settings)
+    signal = AnnotationSignal(alpha=settings.annotation_alpha, cap=settings.annotation_cap)
+    runtime = open_runtime(settings)
+    try:
+        with runtime.sessions.begin() as session:
+            plain, marked = (
+                retrieve_context(
+                    text,
+                    dataclasses.replace(params, annotations=annotations),
+                    session=session,
+                    embedder=runtime.embedder,
+                )
+                for annotations in (None, signal)
+            )
+    finally:
+        runtime.close()
+    before = [chunk.chunk_id for chunk in plain.chunks]
+    rows: list[dict[str, Any]] = [
+        {
+            "rank": rank,
+            "without": ranked_chunk(old),
+            "with": {
+                **ranked_chunk(new),
+                "hl_count": marked.marks[new.chunk_id].hl_count
+                if new.chunk_id in marked.marks
+                else 0,
+                "was_rank": before.index(new.chunk_id) + 1,
+            },
+        }
+        for rank, (old, new) in enumerate(zip(plain.chunks, marked.chunks, strict=True), 1)
+    ]
+    if as_json:
+        print(json.dumps({"status": marked.status, "rows": rows}, ensure_ascii=False))
+        return
+    table = Table("#", "without annotations", "distance", "with annotations", "hl", "was #")
+    for row in rows:
+        old_row, new_row = row["without"], row["with"]
+        table.add_row(
+            str(row["rank"]),
+            f"{old_row['chunk_id'][:8]} {old_row['document']} p.{old_row['page']}",
+            f"{old_row['distance']:.4f}",
+            f"{new_row['chunk_id'][:8]} {new_row['document']} p.{new_row['page']}",
+            str(new_row["hl_count"]),
+            str(new_row["was_rank"]),
+        )
+    Console().print(table)
+
+
+def ranked_chunk(chunk: Candidate) -> dict[str, Any]:
+    return {
+        "chunk_id": str(chunk.chunk_id),
+        "distance": round(chunk.distance, 6),
+        "document": chunk.document_filename,
+        "page": chunk.page_start,
+    }
+
+
+@annotations_app.command("verify")
+def annotations_verify(
+    document_id: Annotated[str, typer.Argument(help="The document's id.")],
+) -> None:
+    """Check a stored document's annotations: pages in the document, chunk links exact."""
+    import uuid
+
+    from app.db.annotations import verify_annotations
+    from app.runtime import open_runtime
+
+    try:
+        parsed = uuid.UUID(document_id)
+    except ValueError as error:
+        console.print(f"[red]not a document id:[/red] {document_id}")
+        raise typer.Exit(code=2) from error
+    runtime = open_runtime(get_settings())
+    try:
+        with runtime.sessions() as session:
+            problems = verify_annotations(session=session, document_id=parsed)
+    finally:
+        runtime.close()
+    for problem in problems:
+        console.print(f"[red]{problem}[/red]")
+    if problems:
+        raise typer.Exit(code=1)
+    console.print(f"annotations of {parsed}: ok")
 
 
 def main() -> None:

@@ -50,6 +50,8 @@ class Settings(BaseSettings):
     filter_furniture: bool = True
     filter_ocr_noise: bool = True
     use_annotations: bool = True
+    annotation_alpha: float = Field(default=0.02, ge=0.0, le=1.0)
+    annotation_cap: int = Field(default=5, ge=0, le=100)
 
     max_upload_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
     enable_highlights: bool = True

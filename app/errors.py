@@ -9,11 +9,13 @@ CitelockError
  |    +-- CorruptPdf           422 corrupt_pdf
  |    +-- NoPages              422 no_pages
  |    +-- NoTextLayer          422 no_text_layer
+ |    +-- NotSameDocument      422 not_same_document
  +-- NotFound                 404 not_found
  |    +-- DocumentNotFound     404 document_not_found
  |    +-- PageNotFound         404 page_not_found
  +-- InvalidRequest           422 invalid_request
  |    +-- InvalidSelection     422 invalid_selection
+ |    +-- TextNotFound         422 text_not_found
  +-- EmbeddingUnavailable     503 embedding_unavailable
  +-- DatabaseUnavailable      503 database_unavailable
  +-- ConfigurationError       500 configuration_error
@@ -78,6 +80,13 @@ class NoTextLayer(InvalidUpload):
     title = "PDF has no text layer"
 
 
+class NotSameDocument(InvalidUpload):
+    """An annotated copy whose pages do not read like the stored document's."""
+
+    code = "not_same_document"
+    title = "Not the same document"
+
+
 class NotFound(CitelockError):
     status = 404
     code = "not_found"
@@ -103,6 +112,11 @@ class InvalidRequest(CitelockError):
 class InvalidSelection(InvalidRequest):
     code = "invalid_selection"
     title = "Invalid selection"
+
+
+class TextNotFound(InvalidRequest):
+    code = "text_not_found"
+    title = "Text not found on the page"
 
 
 class EmbeddingUnavailable(CitelockError):

@@ -23,7 +23,15 @@ from app.config import Settings
 from app.retrieval.assemble import similarity
 from app.retrieval.embedder import Embedder
 from app.retrieval.filters import SearchFilters
-from app.retrieval.pipeline import RetrievalParams, elapsed_ms, final_score, retrieve_context
+from app.retrieval.pipeline import (
+    ContextBundle,
+    RetrievalParams,
+    elapsed_ms,
+    final_score,
+    retrieve_context,
+)
+from app.retrieval.rerank import AnnotationSignal
+from app.retrieval.search import Candidate
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
 
@@ -54,6 +62,7 @@ def retrieval_params(request: QueryRequest, settings: Settings) -> RetrievalPara
         filters=search_filters(request.filters, settings),
         min_similarity=settings.min_similarity,
         token_budget=settings.context_token_budget,
+        annotations=annotation_signal(request.use_annotations, settings),
     )
 
 
@@ -73,6 +82,15 @@ def selection_scope(match: Match | None) -> SelectionScope | None:
     )
 
 
+def annotation_signal(use_annotations: bool | None, settings: Settings) -> AnnotationSignal | None:
+    """Returns the rerank signal when the request (or, when it does not say, the settings)
+    asks for the reader's annotations."""
+    wanted = settings.use_annotations if use_annotations is None else use_annotations
+    if not wanted:
+        return None
+    return AnnotationSignal(alpha=settings.annotation_alpha, cap=settings.annotation_cap)
+
+
 def highlighted_source(evidence: Evidence) -> HighlightedSource:
     """Returns the contract's shape of one piece of evidence."""
     bbox = None
@@ -81,6 +99,29 @@ def highlighted_source(evidence: Evidence) -> HighlightedSource:
         bbox = BBox(x=x0, y=y0, width=round(x1 - x0, 2), height=round(y1 - y0, 2))
     # Evidence carries the contract's fields under the contract's names; only bbox changes shape.
     return HighlightedSource.model_validate({**vars(evidence), "bbox": bbox})
+
+
+def chunk_hit(chunk: Candidate, bundle: ContextBundle, params: RetrievalParams) -> ChunkHit:
+    """Returns the contract's shape of a retrieved chunk, with the reader's marks on it when
+    they reranked the chunks (none otherwise: then final_score is the mode's score)."""
+    marks = bundle.marks.get(chunk.chunk_id)
+    hl_count = marks.hl_count if marks else 0
+    boost = params.annotations.boost(hl_count) if params.annotations else 0.0
+    return ChunkHit(
+        chunk_id=chunk.chunk_id,
+        document_id=chunk.document_id,
+        document_name=chunk.document_filename,
+        content=chunk.content,
+        page_start=chunk.page_start,
+        page_end=chunk.page_end,
+        chapter=chunk.chapter,
+        section=chunk.section,
+        distance=round(chunk.distance, 6),
+        relevance_score=round(similarity(chunk.distance), 6),
+        hl_count=hl_count,
+        boost=round(boost, 6),
+        final_score=round(final_score(chunk, params.mode) - boost, 6),
+    )
 
 
 def answer_query(
@@ -96,22 +137,7 @@ def answer_query(
         embedder=embedder,
         selected_text=selection_of(request.selected_text),
     )
-    hits = [
-        ChunkHit(
-            chunk_id=chunk.chunk_id,
-            document_id=chunk.document_id,
-            document_name=chunk.document_filename,
-            content=chunk.content,
-            page_start=chunk.page_start,
-            page_end=chunk.page_end,
-            chapter=chunk.chapter,
-            section=chunk.section,
-            distance=round(chunk.distance, 6),
-            relevance_score=round(similarity(chunk.distance), 6),
-            final_score=round(final_score(chunk, params.mode), 6),
-        )
-        for chunk in bundle.chunks
-    ]
+    hits = [chunk_hit(chunk, bundle, params) for chunk in bundle.chunks]
     timings = dict(bundle.timings_ms)
     started = time.perf_counter()
     answer = synthesize(request.query, bundle.chunks, bundle.context.chunks)

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from app.db.annotations import StoredAnnotation
 from app.db.models import Chunk, Document
 
 
@@ -216,3 +217,40 @@ class QueryResponse(BaseModel):
     scope_note: str | None = None
     """Why selection mode fell back to standard retrieval (`scope_fallback`), or what it
     corrected (pages given that did not hold the selection)."""
+
+
+class AnnotationCreate(BaseModel):
+    """A highlight made in the frontend: the text as selected on the page."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    page: int = Field(ge=1)
+    text: UserText = Field(min_length=1, max_length=5000)
+    comment: UserText = Field(default="", max_length=10000)
+
+
+class AnnotationOut(BaseModel):
+    id: uuid.UUID
+    page: int
+    type: Literal["highlight", "underline", "squiggly", "strikeout", "note", "freetext"]
+    text: str
+    comment: str
+    author: str
+    colour: str | None
+    rects: list[tuple[float, float, float, float]]
+    """The marked lines (a note's own box), x0, y0, x1, y1 in PDF points, origin top-left."""
+    page_span_start: int | None
+    page_span_end: int | None
+    """Where the text lies in the page's text; for a note, an empty span at the character
+    under it; null when no text lies under it."""
+    chunk_ids: list[uuid.UUID]
+    source: Literal["pdf", "api"]
+
+    @classmethod
+    def of(cls, item: StoredAnnotation) -> AnnotationOut:
+        fields: dict[str, Any] = {
+            name: getattr(item.annotation, name)
+            for name in cls.model_fields
+            if hasattr(item.annotation, name)
+        }
+        return cls(**fields, chunk_ids=item.chunk_ids)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 
+import numpy as np
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from app.db.models import Chunk, Document, DocumentFile
+from app.db.models import Chunk, Document, DocumentFile, Page
 from app.errors import DocumentNotFound, PageNotFound
+from app.ingest.records import PageText
 
 
 def list_documents(
@@ -38,7 +40,7 @@ def get_document(*, session: Session, document_id: uuid.UUID) -> Document:
 
 
 def delete_document(*, session: Session, document_id: uuid.UUID) -> None:
-    """Removes the document and, by cascade, its file, pages and chunks."""
+    """Removes the document and, by cascade, its file, pages, chunks and annotations."""
     deleted = session.execute(
         delete(Document).where(Document.id == document_id).returning(Document.id)
     ).first()
@@ -71,3 +73,23 @@ def document_pdf(*, session: Session, document_id: uuid.UUID, page: int) -> byte
 def check_page(document: Document, page: int) -> None:
     if not 1 <= page <= document.page_count:
         raise PageNotFound(f"page {page} is outside the document (pages 1-{document.page_count})")
+
+
+def stored_pages(
+    *, session: Session, document_id: uuid.UUID, numbers: Sequence[int] | None = None
+) -> list[PageText]:
+    """Returns the document's pages as ingestion read them (all, or those numbered), in order."""
+    query = select(Page).where(Page.document_id == document_id).order_by(Page.page_number)
+    if numbers is not None:
+        query = query.where(Page.page_number.in_(numbers))
+    return [
+        PageText(
+            number=page.page_number,
+            text=page.text,
+            width=page.width,
+            height=page.height,
+            char_boxes=np.frombuffer(page.char_boxes, dtype=np.float32).reshape(-1, 4),
+            line_ids=np.frombuffer(page.line_ids, dtype=np.int32),
+        )
+        for page in session.scalars(query)
+    ]

@@ -15,6 +15,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Identity,
     Integer,
     LargeBinary,
     String,
@@ -112,3 +113,40 @@ class Chunk(Base):
         TSVECTOR, Computed("to_tsvector('english', content)", persisted=True), deferred=True
     )
     """Generated from `content` for keyword search; deferred, since only search reads it."""
+
+
+class Annotation(Base):
+    """A reader's mark or note on a page: read from the PDF ("pdf") or made in the frontend
+    ("api")."""
+
+    __tablename__ = "annotations"
+
+    id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+    document_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(BigInteger, Identity(always=True))
+    """The order annotations were stored in."""
+    page: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(Text)
+    text: Mapped[str] = mapped_column(Text)
+    comment: Mapped[str] = mapped_column(Text)
+    author: Mapped[str] = mapped_column(Text)
+    colour: Mapped[str | None] = mapped_column(Text)
+    rects: Mapped[list[list[float]]] = mapped_column(JSONB)
+    """[[x0, y0, x1, y1]]: the marked lines (a note's own box), PDF points, origin top-left."""
+    page_span_start: Mapped[int | None] = mapped_column(Integer)
+    page_span_end: Mapped[int | None] = mapped_column(Integer)
+    source: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class AnnotationChunk(Base):
+    """An annotation lies on this chunk: their spans on the annotation's page overlap."""
+
+    __tablename__ = "annotation_chunks"
+
+    annotation_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("annotations.id", ondelete="CASCADE"), primary_key=True
+    )
+    chunk_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("chunks.id", ondelete="CASCADE"), primary_key=True
+    )

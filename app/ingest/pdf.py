@@ -26,7 +26,7 @@ from app.errors import (
 )
 from app.ingest.layout import Fragment, reading_order
 from app.ingest.pagetext import compose_text, make_fragment
-from app.ingest.records import ExtractedDocument, PageText, Rect, TocEntry
+from app.ingest.records import ExtractedDocument, PageText, PdfAnnotation, Rect, TocEntry
 
 TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
 """Glyphs outside the page are dropped. Left out on purpose: TEXT_PRESERVE_LIGATURES (so "ﬁ"
@@ -119,7 +119,9 @@ def extract_document(doc: pymupdf.Document) -> ExtractedDocument:
     except (*_MUPDF_ERRORS, IndexError):
         toc = []  # a broken outline costs the chapter titles, not the document
     title = (doc.metadata or {}).get("title") or ""
-    return ExtractedDocument(pages=pages, toc=toc, title=title.strip() or None)
+    return ExtractedDocument(
+        pages=pages, toc=toc, title=title.strip() or None, annotations=read_annotations(doc)
+    )
 
 
 def extract_page(page: pymupdf.Page) -> PageText:
@@ -170,6 +172,92 @@ def _fragments(
                 cos, sin = cos * turn.a + sin * turn.c, cos * turn.b + sin * turn.d
             (upright if cos > 0.99 and abs(sin) < 0.01 else rotated).append(fragment)
     return upright, rotated
+
+
+def read_annotations(doc: pymupdf.Document) -> list[PdfAnnotation]:
+    """Returns the annotations of every page, in the order of each page's /Annots.
+
+    A page whose annotations cannot be read loses them, never the document: they are the
+    reader's additions, not its text.
+    """
+    found: list[PdfAnnotation] = []
+    for page in doc.pages():
+        try:
+            found.extend(_page_annotations(doc, page))
+        except _MUPDF_ERRORS:
+            continue
+    return found
+
+
+def _page_annotations(doc: pymupdf.Document, page: pymupdf.Page) -> list[PdfAnnotation]:
+    if _promote_direct_annotations(doc, page):
+        page = doc.reload_page(page)
+    turn = page.rotation_matrix if page.rotation else None
+    found = []
+    for annot in page.annots():  # type: ignore[no-untyped-call]
+        subtype = annot.type[1]
+        # Text markups only: an Ink annotation's vertices are strokes, not marked lines.
+        points = annot.vertices if subtype in TEXT_MARKUPS else None
+        quads = tuple(_turn_box(box, turn) if turn else box for box in _quad_boxes(points))
+        rect = tuple(annot.rect)
+        info = annot.info
+        found.append(
+            PdfAnnotation(
+                page=page.number + 1,
+                subtype=subtype,
+                rect=_turn_box(rect, turn) if turn else (rect[0], rect[1], rect[2], rect[3]),
+                quads=quads,
+                comment=(info.get("content") or "").replace("\r\n", "\n").replace("\r", "\n"),
+                author=info.get("title") or "",
+                colour=_hex_colour(annot.colors.get("stroke") or annot.colors.get("fill")),
+            )
+        )
+    return found
+
+
+TEXT_MARKUPS = frozenset({"Highlight", "Underline", "Squiggly", "StrikeOut"})
+
+
+def _promote_direct_annotations(doc: pymupdf.Document, page: pymupdf.Page) -> bool:
+    """Makes every annotation written inline in the page's /Annots an object of its own;
+    returns whether there was any.
+
+    MuPDF loads only annotations that /Annots refers to, yet some writers (fpdf2) put the
+    dictionaries in the array itself. The change stays in memory: the file is never saved.
+    """
+    mupdf = pymupdf.mupdf
+    pdf = mupdf.pdf_document_from_fz_document(doc.this)
+    annots = mupdf.pdf_dict_get(mupdf.pdf_load_object(pdf, page.xref), mupdf.PDF_ENUM_NAME_Annots)
+    promoted = False
+    for index in range(mupdf.pdf_array_len(annots)):
+        item = mupdf.pdf_array_get(annots, index)
+        if mupdf.pdf_is_dict(item) and not mupdf.pdf_is_indirect(item):
+            mupdf.pdf_array_put(annots, index, mupdf.pdf_add_object(pdf, item))
+            promoted = True
+    return promoted
+
+
+def _quad_boxes(points: list[tuple[float, float]] | None) -> list[Rect]:
+    """Returns the bounding box of each quadrilateral of /QuadPoints (four points apiece)."""
+    boxes: list[Rect] = []
+    for start in range(0, len(points or ()) - 3, 4):
+        xs, ys = zip(*points[start : start + 4], strict=True)  # type: ignore[index]
+        boxes.append((min(xs), min(ys), max(xs), max(ys)))
+    return boxes
+
+
+def _hex_colour(components: list[float] | None) -> str | None:
+    """Returns "#rrggbb" for a gray, RGB or CMYK PDF colour, None for none."""
+    if not components:
+        return None
+    if len(components) == 1:
+        components = components * 3
+    elif len(components) == 4:
+        c, m, y, k = components
+        components = [(1 - c) * (1 - k), (1 - m) * (1 - k), (1 - y) * (1 - k)]
+    elif len(components) != 3:
+        return None
+    return "#" + "".join(f"{round(min(max(v, 0.0), 1.0) * 255):02x}" for v in components)
 
 
 def _turn_box(box: Rect, turn: pymupdf.Matrix) -> Rect:

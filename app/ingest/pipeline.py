@@ -16,7 +16,9 @@ from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db.annotations import store_marks
 from app.db.models import Chunk, Document, DocumentFile, Page
+from app.ingest.annotations import locate_marks
 from app.ingest.chunking import chunk_pages
 from app.ingest.flags import flag_chunks
 from app.ingest.furniture import find_furniture
@@ -106,8 +108,9 @@ def ingest_pdf(
 ) -> IngestResult:
     """Returns the stored document, new or (same bytes in the same collection) the existing one.
 
-    Nothing is written until every stage has succeeded, and then everything is written in
-    one transaction: a failure at any point leaves no row behind.
+    The reader's annotations in the PDF are stored with it, each linked to the chunks it
+    lies on. Nothing is written until every stage has succeeded, and then everything is
+    written in one transaction: a failure at any point leaves no row behind.
     """
     sha256 = file_sha256(path)
     with sessions() as session:
@@ -165,8 +168,10 @@ def store_document(
     drafts: list[ChunkDraft],
     vectors: npt.NDArray[np.float32],
 ) -> Document:
-    """Returns the document after writing it, its file, pages and chunks in one transaction."""
+    """Returns the document after writing it, its file, pages, chunks and annotations in one
+    transaction."""
     pages = {page.number: page for page in extracted.pages}
+    marks = locate_marks(extracted.annotations, extracted.pages)
     with sessions.begin() as session:
         document = Document(
             sha256=sha256,
@@ -178,7 +183,7 @@ def store_document(
             is_my_copy=meta.is_my_copy,
             page_count=len(extracted.pages),
             chunk_count=len(drafts),
-            annotation_count=0,
+            annotation_count=len(marks),
             byte_size=path.stat().st_size,
             toc=[
                 {"level": entry.level, "title": entry.title, "page": entry.page}
@@ -198,6 +203,7 @@ def store_document(
                     for draft, vector in zip(drafts, vectors, strict=True)
                 ],
             )
+        store_marks(session=session, document_id=document.id, marks=marks, source="pdf")
     return document
 
 

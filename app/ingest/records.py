@@ -54,6 +54,7 @@ class ExtractedDocument:
     pages: list[PageText]
     toc: list[TocEntry]
     title: str | None = None
+    annotations: list[PdfAnnotation] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -78,3 +79,44 @@ class ChunkDraft:
     chapter: str | None = None
     section: str | None = None
     flags: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class PdfAnnotation:
+    """A reader's annotation as the PDF holds it, before it is placed on the page's text.
+
+    `quads` are the marked line rectangles of a text markup (from /QuadPoints, never /Rect,
+    which over-captures on multi-line marks); empty for notes. Coordinates are as the page
+    is shown, like the character boxes.
+    """
+
+    page: int
+    subtype: str
+    """The PDF /Subtype: Highlight, Underline, Squiggly, StrikeOut, Text, FreeText, Caret..."""
+    rect: Rect
+    quads: tuple[Rect, ...]
+    comment: str
+    author: str
+    colour: str | None
+    """"#rrggbb", or None when the PDF gives no colour."""
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A reader's annotation placed on its page's text.
+
+    `text` is the page text under the marks, whitespace collapsed (line-end hyphenation is
+    already joined in the page text). `page_span_start:page_span_end` is where it lies in
+    the page text: the first to the last marked character; for a note without text, an empty
+    span at the character under the note; None when no text lies under it at all.
+    """
+
+    page: int
+    type: str
+    text: str
+    comment: str
+    author: str
+    colour: str | None
+    rects: tuple[Rect, ...]
+    page_span_start: int | None
+    page_span_end: int | None

@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
+from app.db.annotations import ChunkMarks, chunk_marks
 from app.db.models import Chunk
 from app.retrieval.assemble import Context, above_threshold, assemble_context, without_duplicates
 from app.retrieval.embedder import Embedder, embed_query
 from app.retrieval.filters import SearchFilters, filter_clauses
+from app.retrieval.rerank import AnnotationSignal, rerank
 from app.retrieval.search import RRF_K, Candidate, SearchMode, search_chunks
 from app.retrieval.selection import Match, Selection
 
@@ -32,6 +35,8 @@ class RetrievalParams:
     token_budget: int = 4000
     exact: bool = False
     """Always scan the filtered chunks exactly, never through the index (selection mode)."""
+    annotations: AnnotationSignal | None = None
+    """Rerank the chosen chunks by the reader's marks; None leaves them in score order."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +52,8 @@ class ContextBundle:
     """Where the selection stands, in selection mode; its text opens `context`."""
     scope_note: str | None = None
     """Why selection mode fell back to standard retrieval, or how it read the selection."""
+    marks: dict[uuid.UUID, ChunkMarks] = field(default_factory=dict)
+    """The reader's marks on the chunks, when `annotations` reranked them."""
 
 
 def final_score(candidate: Candidate, mode: SearchMode) -> float:
@@ -79,7 +86,8 @@ def retrieve_context(
 
     Candidates are overfetched (top_k x overfetch), those under the similarity threshold
     dropped, exact and near duplicates removed keeping the better one, and the rest ordered
-    by score with the chunk id as the last tie-breaker.
+    by score with the chunk id as the last tie-breaker. With `params.annotations`, those
+    chunks are then reordered by the reader's marks on them (app.retrieval.rerank).
     """
     if selected_text is not None:
         # Imported here: selection_scope builds on this module.
@@ -109,6 +117,14 @@ def retrieve_context(
     started = time.perf_counter()
     ranked = sorted(candidates, key=lambda c: ranking_key(c, params.mode))
     kept = without_duplicates(above_threshold(ranked, params.min_similarity), limit=params.top_k)
+    marks: dict[uuid.UUID, ChunkMarks] = {}
+    if params.annotations is not None and kept:
+        # After top_k is taken: the marks change the order of the chosen chunks, never which.
+        marks = chunk_marks(session=session, chunk_ids=[chunk.chunk_id for chunk in kept])
+        hl_counts = {chunk_id: found.hl_count for chunk_id, found in marks.items()}
+        kept = rerank(
+            kept, hl_counts, params.annotations, score=lambda c: final_score(c, params.mode)
+        )
     context = assemble_context(kept, token_budget=params.token_budget)
     timings["assemble"] = elapsed_ms(started)
 
@@ -118,7 +134,7 @@ def retrieve_context(
         status = "no_matches"
     else:
         status = "empty_database"
-    return ContextBundle(status, kept, context, params.filters, timings)
+    return ContextBundle(status, kept, context, params.filters, timings, marks=marks)
 
 
 def has_chunks(session: Session, filters: SearchFilters) -> bool:

@@ -10,13 +10,26 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
+from app.ingest.pipeline import DocumentMeta
+from app.ingest.service import ingest_file
 from app.main import create_app
 from app.runtime import Runtime
+from tests.shared_corpus import corpus_path
 
 
 @pytest.fixture(scope="session")
 def api_runtime(open_test_runtime: Callable[[str], Runtime]) -> Runtime:
     return open_test_runtime("citelock_api")
+
+
+@pytest.fixture(scope="session")
+def highlighted(open_test_runtime: Callable[[str], Runtime]) -> Runtime:
+    """A database holding only pdfjs__highlights.pdf, the TraceMonkey paper highlighted in
+    Preview (six highlights on page 1)."""
+    path = corpus_path("annotated", "pdfjs__highlights.pdf")
+    runtime = open_test_runtime("citelock_highlighted")
+    ingest_file(path, DocumentMeta(filename=path.name), runtime=runtime)
+    return runtime
 
 
 @pytest.fixture

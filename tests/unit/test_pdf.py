@@ -22,6 +22,7 @@ from app.errors import (
     NoTextLayer,
     PageNotFound,
 )
+from app.ingest.annotations import locate_marks
 from app.ingest.layout import Fragment, reading_order
 from app.ingest.pdf import (
     check_text_layer,
@@ -283,3 +284,22 @@ def test_render_page_png(tmp_path: Path) -> None:
         render_page_png(pdf, 2, 1.0)
     with pytest.raises(InvalidRequest):
         render_page_png(pdf, 1, 0)
+
+
+@pytest.mark.parametrize("rotation", [0, 90, 180, 270])
+def test_annotations_land_on_the_text_they_mark_on_a_rotated_page(
+    tmp_path: Path, rotation: int
+) -> None:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 100), "Alpha beta gamma delta", fontsize=12)
+    page.insert_text((72, 140), "Second line of words here", fontsize=12)
+    page.add_highlight_annot(page.search_for("beta gamma", quads=True))
+    page.add_text_annot((300, 135), "beside the second line")
+    page.set_rotation(rotation)
+    with open_pdf(save(doc, tmp_path / "annotated.pdf")) as pdf:
+        extracted = extract_document(pdf)
+    marks = locate_marks(extracted.annotations, extracted.pages)
+    text = extracted.pages[0].text
+    assert [(mark.type, mark.text) for mark in marks] == [("highlight", "beta gamma"), ("note", "")]
+    assert marks[1].page_span_start == text.index("here") + 3
