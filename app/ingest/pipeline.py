@@ -91,10 +91,15 @@ def find_document(session: Session, *, collection: str, sha256: str) -> Document
 
 
 def read_pdf(path: Path, password: str | None) -> ExtractedDocument:
-    """Returns the document's pages and outline; raises the upload errors for unusable files."""
+    """Returns the document's pages and outline; raises the upload errors for unusable files.
+
+    A PDF without a text layer is refused unless it carries the reader's annotations: those
+    are the reader's own work, kept and listed, though no passage of it can be retrieved.
+    """
     with open_pdf(path, password) as pdf:
         extracted = extract_document(pdf)
-    check_text_layer(extracted.pages)
+    if not extracted.annotations:
+        check_text_layer(extracted.pages)
     return extracted
 
 
