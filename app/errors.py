@@ -12,6 +12,7 @@ CitelockError
  +-- NotFound                 404 not_found
  |    +-- DocumentNotFound     404 document_not_found
  |    +-- PageNotFound         404 page_not_found
+ |    +-- ResponseNotFound     404 response_not_found
  +-- InvalidRequest           422 invalid_request
  +-- EmbeddingUnavailable     503 embedding_unavailable
  +-- DatabaseUnavailable      503 database_unavailable
@@ -91,6 +92,11 @@ class DocumentNotFound(NotFound):
 class PageNotFound(NotFound):
     code = "page_not_found"
     title = "Page not found"
+
+
+class ResponseNotFound(NotFound):
+    code = "response_not_found"
+    title = "Response not found"
 
 
 class InvalidRequest(CitelockError):
