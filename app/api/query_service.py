@@ -97,8 +97,9 @@ def write_answer(
 def answer_query(
     request: QueryRequest, *, session: Session, embedder: Embedder, settings: Settings
 ) -> QueryResponse:
-    """Returns the response to `request`: the ranked chunks, the extractive answer built on
-    the assembled context with its sources, and, with highlights enabled, the evidence."""
+    """Returns the response to `request`: the ranked chunks, the answer built on the assembled
+    context with its sources, and, with highlights enabled, the evidence. The response's
+    evidence is stored under its `response_id` for the viewer and annotated.pdf."""
     params = retrieval_params(request, settings)
     bundle = retrieve_context(request.query, params, session=session, embedder=embedder)
     hits = [
