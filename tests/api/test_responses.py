@@ -110,8 +110,10 @@ def test_highlights_off_stores_the_answer_without_evidence(
         upload(client, sample_pdf)
         body = ask(client)
         stored = client.get(f"/api/v1/responses/{body['response_id']}").json()
+        viewer = client.get(f"/api/v1/viewer?response_id={body['response_id']}")
     assert body["viewer_url"] is None
     assert stored["answer"] == body["answer"] and stored["highlighted_sources"] is None
+    assert viewer.status_code == 200 and "No highlighted lines were recorded" in viewer.text
 
 
 def highlight_texts(pdf: bytes) -> dict[int, list[str]]:

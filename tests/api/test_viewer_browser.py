@@ -96,8 +96,9 @@ CASES = {
 def test_viewer_in_a_browser(
     case: str, live_url: str, chromium_endpoint: str, sample_pdf: bytes
 ) -> None:
-    from playwright.sync_api import sync_playwright
-
+    sync_playwright = pytest.importorskip(
+        "playwright.sync_api", reason="playwright is not installed (pip install '.[test]')"
+    ).sync_playwright
     document, query = CASES[case]
     pdf = corpus_path("docs", document).read_bytes() if document else sample_pdf
     with httpx.Client(base_url=live_url, timeout=120) as client:
