@@ -95,8 +95,11 @@ class Settings(BaseSettings):
         remote = (EmbeddingBackend.http, EmbeddingBackend.openai)
         if self.embedding_backend in remote and not self.embedding_url:
             raise ValueError(f"EMBEDDING_BACKEND={self.embedding_backend} needs EMBEDDING_URL")
-        if self.synthesis == Synthesis.llm and not (self.llm_base_url and self.llm_model):
-            raise ValueError("SYNTHESIS=llm needs LLM_BASE_URL and LLM_MODEL")
+        if self.synthesis == Synthesis.llm:
+            if not (self.llm_base_url and self.llm_model):
+                raise ValueError("SYNTHESIS=llm needs LLM_BASE_URL and LLM_MODEL")
+            if not self.llm_base_url.startswith(("http://", "https://")):
+                raise ValueError("LLM_BASE_URL must start with http:// or https://")
         return self
 
     @property

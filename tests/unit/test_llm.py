@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
 from app.answer.llm import SUPPORT_FLOOR, chat_messages, cited_sentences, supporting_sentence
+from app.config import Settings
 from tests.unit.test_synthesis import SEARCH, TRACING
 
 
@@ -48,3 +50,16 @@ def test_chat_messages_number_the_chunks() -> None:
     assert user["content"].startswith("Sources:\n\n[1] tracemonkey.pdf, p. 3\nTrace trees")
     assert "\n\n[2] tracemonkey.pdf, p. 7\nVector search" in user["content"]
     assert user["content"].endswith("Question: how are loops compiled?")
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"synthesis": "llm"}, "needs LLM_BASE_URL and LLM_MODEL"),
+        ({"synthesis": "llm", "llm_base_url": "http://127.0.0.1:1"}, "needs LLM_BASE_URL"),
+        ({"synthesis": "llm", "llm_base_url": "127.0.0.1:1", "llm_model": "m"}, "http://"),
+    ],
+)
+def test_llm_settings_refuse_incomplete_values(values: dict[str, str], message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        Settings(_env_file=None, **values)  # type: ignore[call-arg, arg-type]
