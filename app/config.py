@@ -18,6 +18,11 @@ class EmbeddingBackend(StrEnum):
     openai = "openai"
 
 
+class Synthesis(StrEnum):
+    extractive = "extractive"
+    llm = "llm"
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore")
 
@@ -55,6 +60,13 @@ class Settings(BaseSettings):
 
     max_upload_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
     enable_highlights: bool = True
+    response_ttl_seconds: int = Field(default=7 * 24 * 3600, ge=1)
+
+    synthesis: Synthesis = Synthesis.extractive
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = ""
+    llm_timeout: float = Field(default=30.0, gt=0, le=600)
     log_level: str = "INFO"
 
     @field_validator("database_url")
@@ -85,6 +97,11 @@ class Settings(BaseSettings):
         remote = (EmbeddingBackend.http, EmbeddingBackend.openai)
         if self.embedding_backend in remote and not self.embedding_url:
             raise ValueError(f"EMBEDDING_BACKEND={self.embedding_backend} needs EMBEDDING_URL")
+        if self.synthesis == Synthesis.llm:
+            if not (self.llm_base_url and self.llm_model):
+                raise ValueError("SYNTHESIS=llm needs LLM_BASE_URL and LLM_MODEL")
+            if not self.llm_base_url.startswith(("http://", "https://")):
+                raise ValueError("LLM_BASE_URL must start with http:// or https://")
         return self
 
     @property

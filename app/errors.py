@@ -13,6 +13,7 @@ CitelockError
  +-- NotFound                 404 not_found
  |    +-- DocumentNotFound     404 document_not_found
  |    +-- PageNotFound         404 page_not_found
+ |    +-- ResponseNotFound     404 response_not_found
  +-- InvalidRequest           422 invalid_request
  |    +-- InvalidSelection     422 invalid_selection
  |    +-- TextNotFound         422 text_not_found
@@ -101,6 +102,11 @@ class DocumentNotFound(NotFound):
 class PageNotFound(NotFound):
     code = "page_not_found"
     title = "Page not found"
+
+
+class ResponseNotFound(NotFound):
+    code = "response_not_found"
+    title = "Response not found"
 
 
 class InvalidRequest(CitelockError):

@@ -2,6 +2,10 @@
 
     python bench/query.py [--sizes 10000 100000] [--queries 150 100] [--rounds 3]
         [--corpus ../shared/corpus/docs] [--database-url URL] [--output docs/benchmarks.md]
+    python bench/query.py --section highlights [--queries 100] [--rounds 3]
+
+`--section highlights` measures only the cost of evidence highlighting instead, on ingested
+PDFs (bench/highlights.py), in a minute or two.
 
 The floor is what no search can beat: embedding the query plus the bare pgvector statement
 (`ORDER BY embedding <=> q LIMIT 10` through the HNSW index, default ef_search). Measured in
@@ -101,19 +105,19 @@ SIZES = sa.text(
 Burst = tuple[int, float, list[float]]
 
 
-def serve_child(database_url: str, data_dir: str, fd: int) -> None:
+def serve_child(database_url: str, data_dir: str, fd: int, highlights: bool) -> None:
     """Runs the service on the listening socket `fd` until terminated (the bench's server)."""
     import uvicorn
 
     from app.main import create_app
 
-    # Highlights off: their evidence reads each cited page's text and character boxes, which
-    # the synthetic chunks do not have (a page row per chunk page would be 1.6 GB at 100k).
-    # Its cost does not grow with the corpus; measure it on ingested PDFs instead.
+    # Highlights off for synthetic chunks: their evidence reads each cited page's text and
+    # character boxes, which those do not have (a page row per chunk page would be 1.6 GB at
+    # 100k). Its cost does not grow with the corpus: --section highlights measures it on PDFs.
     settings = Settings(
         database_url=database_url,
         citelock_data_dir=Path(data_dir),
-        enable_highlights=False,
+        enable_highlights=highlights,
         _env_file=None,
     )
     # uvicorn's defaults, as `citelock serve` has them (access log included); only the socket
@@ -125,9 +129,10 @@ def serve_child(database_url: str, data_dir: str, fd: int) -> None:
 class Server:
     """A `citelock serve`-like subprocess on 127.0.0.1 and an ephemeral port, while in `with`."""
 
-    def __init__(self, database_url: str, data_dir: Path) -> None:
+    def __init__(self, database_url: str, data_dir: Path, *, highlights: bool = False) -> None:
         self.database_url = database_url
         self.data_dir = data_dir
+        self.highlights = highlights
         self.listener = socket.create_server(("127.0.0.1", 0), backlog=128)
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -137,6 +142,7 @@ class Server:
         log = (self.data_dir / "server.log").open("ab")
         command = [sys.executable, __file__, "--serve", self.database_url]
         command += ["--data-dir", str(self.data_dir), "--fd", str(fd)]
+        command += ["--highlights"] if self.highlights else []
         self.process = subprocess.Popen(
             command, stdout=log, stderr=log, pass_fds=[fd], cwd=REPOSITORY
         )
@@ -635,12 +641,14 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--database-url", default="")
     parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    parser.add_argument("--section", choices=["latency", "highlights"], default="latency")
     parser.add_argument("--serve", help=argparse.SUPPRESS)  # the server subprocess
     parser.add_argument("--data-dir", help=argparse.SUPPRESS)
     parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--highlights", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve_child(args.serve, args.data_dir, args.fd)
+        serve_child(args.serve, args.data_dir, args.fd, args.highlights)
         return
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with tempfile.TemporaryDirectory() as data_dir:
@@ -649,10 +657,14 @@ def main() -> None:
             from app.db.embedded import embedded_database_url, start_embedded_postgres
 
             server_url = embedded_database_url(start_embedded_postgres(Path(data_dir)))
-        results = run(args, server_url, Path(data_dir))
-    text = section(args, results)
+        if args.section == "highlights":
+            from bench.highlights import HIGHLIGHTS_TITLE, measure_highlights
+
+            title, text = HIGHLIGHTS_TITLE, measure_highlights(args, server_url, Path(data_dir))
+        else:
+            title, text = "Query latency", section(args, run(args, server_url, Path(data_dir)))
     print(text)
-    write_section(args.output, "Query latency", text)
+    write_section(args.output, title, text)
 
 
 if __name__ == "__main__":

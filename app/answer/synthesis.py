@@ -7,6 +7,8 @@ chosen by a deterministic score, each followed by a marker `[n]` that points at 
 A claim in the answer is its sentence with newlines replaced by spaces, nothing else changed,
 so it has the same length as the exact text it quotes: `Claim.start`/`Claim.end` point at that
 text in the chunk's content, and evidence (app/answer/evidence.py) maps them onto the page.
+Answers written by a model (app/answer/llm.py) are built by `cite` too, with the model's words
+as `text` and the chunk sentence that supports them as the evidence.
 """
 
 from __future__ import annotations
@@ -76,7 +78,7 @@ class Passage(Ranked, Protocol):
 
 @dataclass(frozen=True)
 class Claim:
-    """One quoted sentence: `chunk.content[start:end]`, shown as `text`, cited as `[source]`."""
+    """One claim, shown as `text`, cited as `[source]`, resting on `chunk.content[start:end]`."""
 
     chunk: Passage
     start: int
@@ -215,7 +217,11 @@ def synthesize(query: str, ranked: Sequence[Passage], context: Sequence[Passage]
         if best_coverage == 0:
             break
     chosen.sort(key=lambda c: c.order)
-    return _answer(chosen, query_terms)
+    quotes = [
+        Quote(c.chunk, c.start, c.end, c.chunk.content[c.start : c.end].replace("\n", " "))
+        for c in chosen
+    ]
+    return cite(quotes, query_terms)
 
 
 def _score(
@@ -244,31 +250,51 @@ def _redundant(candidate: _Scored, other: _Scored) -> bool:
     return not union or len(candidate.words & other.words) / len(union) >= REDUNDANT_JACCARD
 
 
-def _answer(chosen: list[_Scored], query_terms: set[str]) -> Answer:
+@dataclass(frozen=True)
+class Quote:
+    """A sentence an answer cites: `chunk.content[start:end]`, shown as `text`."""
+
+    chunk: Passage
+    start: int
+    end: int
+    text: str
+
+
+def cite(quotes: Sequence[Quote], query_terms: set[str]) -> Answer:
+    """Returns the answer made of `quotes` in their order, each followed by its source marker.
+
+    Sources are numbered as first cited, one per document and page range, from the chunk's
+    stored page provenance only.
+    """
+    if not quotes:
+        return EMPTY_ANSWER
     sources: list[str] = []
     index: dict[tuple[uuid.UUID, int, int], int] = {}
     claims: list[Claim] = []
-    for item in chosen:
-        chunk = item.chunk
-        first, last = sentence_pages(chunk, item.start, item.end)
+    covered: set[str] = set()
+    for quote in quotes:
+        chunk = quote.chunk
+        first, last = sentence_pages(chunk, quote.start, quote.end)
         key = (chunk.document_id, first, last)
         if key not in index:
             sources.append(source_label(chunk.document_filename, first, last))
             index[key] = len(sources)
+        found = terms(chunk.content[quote.start : quote.end]) & query_terms
+        covered |= found
+        coverage = len(found) / len(query_terms) if query_terms else 0.0
         claims.append(
             Claim(
                 chunk=chunk,
-                start=item.start,
-                end=item.end,
-                text=chunk.content[item.start : item.end].replace("\n", " "),
+                start=quote.start,
+                end=quote.end,
+                text=quote.text,
                 source=index[key],
                 first_page=first,
                 last_page=last,
-                confidence=round(_similarity(chunk) * (1 + item.coverage) / 2, 4),
+                confidence=round(_similarity(chunk) * (1 + coverage) / 2, 4),
             )
         )
     cited = {claim.chunk.chunk_id: claim.chunk for claim in claims}
-    covered = set().union(*(item.words for item in chosen)) & query_terms
     share = len(covered) / len(query_terms) if query_terms else 0.0
     mean_similarity = sum(_similarity(c) for c in cited.values()) / len(cited)
     return Answer(

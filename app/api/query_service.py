@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
 from app.answer.evidence import Evidence, collect_evidence
-from app.answer.synthesis import synthesize
+from app.answer.llm import ChatFailed, ChatModel, synthesize_with_model
+from app.answer.synthesis import Answer, Passage, synthesize
 from app.api.request_id import current_request_id
 from app.api.schemas import (
     BBox,
@@ -16,10 +19,13 @@ from app.api.schemas import (
     QueryFilters,
     QueryRequest,
     QueryResponse,
+    ResponseEvidence,
     SelectedText,
     SelectionScope,
+    SynthesisUsed,
 )
-from app.config import Settings
+from app.config import Settings, Synthesis
+from app.db.responses import store_response
 from app.retrieval.assemble import similarity
 from app.retrieval.embedder import Embedder
 from app.retrieval.filters import SearchFilters
@@ -34,6 +40,10 @@ from app.retrieval.rerank import AnnotationSignal
 from app.retrieval.search import Candidate
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
+
+logger = logging.getLogger(__name__)
+
+VIEWER_PATH = "/api/v1/viewer"
 
 
 def search_filters(filters: QueryFilters, settings: Settings) -> SearchFilters:
@@ -124,11 +134,36 @@ def chunk_hit(chunk: Candidate, bundle: ContextBundle, params: RetrievalParams) 
     )
 
 
+def write_answer(
+    query: str, ranked: Sequence[Passage], context: Sequence[Passage], settings: Settings
+) -> tuple[Answer, SynthesisUsed]:
+    """Returns the answer as SYNTHESIS asks, and how it was written.
+
+    A model that fails (unreachable, too slow, a reply with no supported citation) costs the
+    answer its wording, not the request: the extractive answer is returned instead.
+    """
+    if settings.synthesis == Synthesis.llm:
+        chat = ChatModel(
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=settings.llm_api_key,
+            timeout=settings.llm_timeout,
+        )
+        try:
+            return synthesize_with_model(query, context, chat), "llm"
+        except ChatFailed as failure:
+            # The reason only: the query text is never logged.
+            logger.warning("LLM synthesis failed, answering extractively: %s", failure)
+            return synthesize(query, ranked, context), "extractive_fallback"
+    return synthesize(query, ranked, context), "extractive"
+
+
 def answer_query(
     request: QueryRequest, *, session: Session, embedder: Embedder, settings: Settings
 ) -> QueryResponse:
-    """Returns the response to `request`: the ranked chunks, the extractive answer built on
-    the assembled context with its sources, and, with highlights enabled, the evidence."""
+    """Returns the response to `request`: the ranked chunks, the answer built on the assembled
+    context with its sources, and, with highlights enabled, the evidence. The response's
+    evidence is stored under its `response_id` for the viewer and annotated.pdf."""
     params = retrieval_params(request, settings)
     bundle = retrieve_context(
         request.query,
@@ -140,24 +175,41 @@ def answer_query(
     hits = [chunk_hit(chunk, bundle, params) for chunk in bundle.chunks]
     timings = dict(bundle.timings_ms)
     started = time.perf_counter()
-    answer = synthesize(request.query, bundle.chunks, bundle.context.chunks)
+    answer, synthesis = write_answer(request.query, bundle.chunks, bundle.context.chunks, settings)
     timings["answer"] = elapsed_ms(started)
     highlighted: list[HighlightedSource] | None = None
     if settings.enable_highlights:
         started = time.perf_counter()
         highlighted = [highlighted_source(e) for e in collect_evidence(session, answer.claims)]
         timings["evidence"] = elapsed_ms(started)
+    started = time.perf_counter()
+    # Stored with highlights off too: the answer, its sources and chunk ids stay retrievable.
+    stored = ResponseEvidence(
+        answer=answer.text,
+        sources=answer.sources,
+        synthesis=synthesis,
+        chunk_ids=[hit.chunk_id for hit in hits],
+        highlighted_sources=highlighted,
+    )
+    response_id = store_response(
+        session=session,
+        evidence=stored.model_dump(mode="json"),
+        ttl_seconds=settings.response_ttl_seconds,
+    )
+    timings["store"] = elapsed_ms(started)
+    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if settings.enable_highlights else None
     return QueryResponse(
         answer=answer.text,
         sources=answer.sources,
         confidence=answer.confidence,
         query_type="standard" if bundle.selection is None else "selected_text",
         status=bundle.status,
+        synthesis=synthesis,
         request_id=current_request_id.get(),
-        response_id=None,
+        response_id=str(response_id),
         chunks=hits,
         highlighted_sources=highlighted,
-        viewer_url=None,
+        viewer_url=viewer_url,
         timings_ms=timings,
         selection=selection_scope(bundle.selection),
         scope_note=bundle.scope_note,

@@ -200,12 +200,17 @@ class SelectionScope(BaseModel):
     """100 for an exact match, else the fuzzy match's partial ratio (0-100)."""
 
 
+SynthesisUsed = Literal["extractive", "llm", "extractive_fallback"]
+"""How the answer was written: `extractive_fallback` when SYNTHESIS=llm but the model failed."""
+
+
 class QueryResponse(BaseModel):
     answer: str
     sources: list[str]
     confidence: float
     query_type: Literal["standard", "selected_text"]
     status: Literal["ok", "no_matches", "empty_database", "scope_fallback"]
+    synthesis: SynthesisUsed
     request_id: str
     response_id: str | None
     chunks: list[ChunkHit]
@@ -254,3 +259,19 @@ class AnnotationOut(BaseModel):
             if hasattr(item.annotation, name)
         }
         return cls(**fields, chunk_ids=item.chunk_ids)
+
+
+class ResponseEvidence(BaseModel):
+    """What is stored of a response: the evidence behind its answer, never the query text."""
+
+    answer: str
+    sources: list[str]
+    synthesis: SynthesisUsed
+    chunk_ids: list[uuid.UUID]
+    highlighted_sources: list[HighlightedSource] | None
+
+
+class ResponseOut(ResponseEvidence):
+    response_id: uuid.UUID
+    created_at: datetime
+    expires_at: datetime

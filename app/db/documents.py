@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.orm import Session
 
 from app.db.models import Chunk, Document, DocumentFile, Page
@@ -61,13 +61,32 @@ def page_chunks(*, session: Session, document_id: uuid.UUID, page: int) -> Seque
 
 def document_pdf(*, session: Session, document_id: uuid.UUID, page: int) -> bytes:
     """Returns the PDF's bytes after checking that it has `page`."""
-    document = get_document(session=session, document_id=document_id)
-    check_page(document, page)
+    check_page(get_document(session=session, document_id=document_id), page)
+    return document_file(session=session, document_id=document_id)
+
+
+def document_file(*, session: Session, document_id: uuid.UUID) -> bytes:
+    """Returns the bytes of the PDF as it was uploaded."""
+    get_document(session=session, document_id=document_id)
     content = session.scalar(
         select(DocumentFile.content).where(DocumentFile.document_id == document_id)
     )
     assert content is not None
     return content
+
+
+def page_sizes(
+    *, session: Session, pages: Collection[tuple[uuid.UUID, int]]
+) -> dict[tuple[uuid.UUID, int], tuple[float, float]]:
+    """Returns the width and height in points of each (document id, page number) still stored."""
+    if not pages:
+        return {}
+    rows = session.execute(
+        select(Page.document_id, Page.page_number, Page.width, Page.height).where(
+            tuple_(Page.document_id, Page.page_number).in_(list(pages))
+        )
+    )
+    return {(row[0], row[1]): (row[2], row[3]) for row in rows}
 
 
 def check_page(document: Document, page: int) -> None:

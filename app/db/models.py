@@ -150,3 +150,14 @@ class AnnotationChunk(Base):
     chunk_id: Mapped[uuid.UUID] = mapped_column(
         ForeignKey("chunks.id", ondelete="CASCADE"), primary_key=True
     )
+
+
+class StoredResponse(Base):
+    """A query response's evidence (never its query text), kept until `expires_at`."""
+
+    __tablename__ = "responses"
+
+    response_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    evidence: Mapped[dict[str, Any]] = mapped_column(JSONB)

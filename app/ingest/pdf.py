@@ -1,4 +1,5 @@
-"""PyMuPDF at citelock's boundary: opening PDFs, reading pages and outlines, rendering pages.
+"""PyMuPDF at citelock's boundary: opening PDFs, reading pages and outlines, rendering pages,
+adding highlight annotations.
 
 The only module that imports pymupdf. Every PyMuPDF failure is translated into an
 `app.errors` exception here, chained with `from` so MuPDF's own message stays in tracebacks.
@@ -363,3 +364,27 @@ def render_page_png(
         except _MUPDF_ERRORS as exc:
             raise CorruptPdf(f"page {page_number} cannot be rendered: {exc}") from exc
         return bytes(pixmap.tobytes("png"))  # type: ignore[no-untyped-call]
+
+
+def highlight_lines(pdf_bytes: bytes, highlights: Sequence[tuple[int, Sequence[Rect]]]) -> bytes:
+    """Returns the PDF with a highlight annotation per (page number, line rectangles) added.
+
+    Rectangles are in the page's coordinates as shown, as extraction gives them; PyMuPDF
+    places annotations on the unrotated page, so they are turned back first. Each line is
+    one quad of the annotation, so a reader highlights exactly the cited lines.
+    """
+    doc = _open(pdf_bytes[:HEADER_WINDOW], pdf_bytes, None)
+    with doc:
+        try:
+            for page_number, rects in highlights:
+                if not 1 <= page_number <= doc.page_count:
+                    raise PageNotFound(f"page {page_number} is not in this PDF")
+                page = doc[page_number - 1]
+                unrotate = page.derotation_matrix
+                boxes = [pymupdf.Rect(rect) for rect in rects]  # type: ignore[no-untyped-call]
+                quads = [(box * unrotate).quad for box in boxes]
+                if quads:
+                    page.add_highlight_annot(quads=quads)
+            return bytes(doc.tobytes(garbage=1, deflate=True))  # type: ignore[no-untyped-call]
+        except _MUPDF_ERRORS as exc:
+            raise CorruptPdf(f"the PDF cannot be annotated: {exc}") from exc

@@ -36,7 +36,7 @@ def highlighted(open_test_runtime: Callable[[str], Runtime]) -> Runtime:
 def runtime(api_runtime: Runtime) -> Iterator[Runtime]:
     yield api_runtime
     with api_runtime.engine.begin() as connection:
-        connection.execute(sa.text("TRUNCATE documents CASCADE"))
+        connection.execute(sa.text("TRUNCATE documents, responses CASCADE"))
 
 
 def client_for(runtime: Runtime) -> TestClient:

@@ -97,9 +97,10 @@ def test_highlights_off_changes_nothing_else(runtime: Runtime, sample_pdf: bytes
     settings = runtime.settings.model_copy(update={"enable_highlights": False})
     with client_for(dataclasses.replace(runtime, settings=settings)) as client:
         off = ask(client)
-    assert on["highlighted_sources"]
+    assert on["highlighted_sources"] and on["viewer_url"]
     assert off["highlighted_sources"] is None and off["viewer_url"] is None
-    ignored = {"request_id", "timings_ms", "highlighted_sources"}
+    assert on["response_id"] and off["response_id"]
+    ignored = {"request_id", "response_id", "timings_ms", "highlighted_sources", "viewer_url"}
     assert {k: v for k, v in on.items() if k not in ignored} == {
         k: v for k, v in off.items() if k not in ignored
     }

@@ -1,4 +1,5 @@
-"""Evidence on the shared corpus: each cited line's rectangle holds that line's text in the PDF.
+"""Evidence on the shared corpus: each cited line's rectangle holds that line's text in the PDF,
+and so does each line of the highlight annotations in the annotated PDF.
 
 Render-free: a rectangle from the stored character boxes is handed back to PyMuPDF's
 `page.get_textbox` on the original file, whose text must contain the cited part of that line.
@@ -19,6 +20,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.api.query_service import answer_query
+from app.api.response_service import annotated_pdf
 from app.api.schemas import QueryRequest
 from app.db.models import Page
 from app.ingest.records import NO_LINE, PageText
@@ -110,3 +112,47 @@ def test_cited_rects_hold_the_cited_lines(
             assert normalised(line) in normalised(found), (line, found)
             checked += 1
     assert checked
+
+
+@pytest.mark.parametrize(("document", "question"), QUERIES)
+def test_annotated_pdf_highlights_hold_the_cited_lines(
+    ingested_docs: IngestedCorpus, document: str, question: str
+) -> None:
+    if document not in ingested_docs.documents:
+        pytest.skip(f"{document} was not ingested")
+    runtime = ingested_docs.runtime
+    document_id = ingested_docs.documents[document].document.id
+    request = QueryRequest.model_validate(
+        {"query": question, "filters": {"document_ids": [str(document_id)]}}
+    )
+    with runtime.sessions.begin() as session:
+        response = answer_query(
+            request, session=session, embedder=runtime.embedder, settings=runtime.settings
+        )
+        assert response.response_id is not None
+        pdf_bytes = annotated_pdf(
+            session=session, document_id=document_id, response_id=uuid.UUID(response.response_id)
+        )
+        items = response.highlighted_sources or []
+        lines = {
+            (item.page_number, index): line_texts(
+                load_page(session, item.document_id, item.page_number), *item.page_spans[0]
+            )
+            for index, item in enumerate(items)
+        }
+    with pymupdf.open(stream=pdf_bytes, filetype="pdf") as annotated:
+        highlights = [
+            (page.number + 1, annot.vertices)
+            for page in annotated
+            for annot in page.annots(types=[pymupdf.PDF_ANNOT_HIGHLIGHT])
+        ]
+        # One annotation per item, pages in order; items on one page keep their order.
+        expected = sorted(lines, key=lambda key: key[0])
+        assert [page for page, _ in highlights] == [page for page, _ in expected]
+        for (number, vertices), key in zip(highlights, expected, strict=True):
+            page = annotated[number - 1]
+            quads = [pymupdf.Quad(vertices[i : i + 4]) for i in range(0, len(vertices), 4)]
+            assert len(quads) == len(lines[key])
+            for quad, line in zip(quads, lines[key], strict=True):
+                found = page.get_textbox(quad.rect)
+                assert normalised(line) in normalised(found), (line, found)

@@ -251,7 +251,7 @@ MORE_DOCUMENTS = [
 
 def comparable(body: QueryResponse) -> dict[str, Any]:
     """Returns the response without what differs between two identical requests."""
-    return body.model_dump(exclude={"request_id", "response_id", "timings_ms"})
+    return body.model_dump(exclude={"request_id", "response_id", "viewer_url", "timings_ms"})
 
 
 def across_the_break(document: StoredDocument, page: int, words: int) -> str:

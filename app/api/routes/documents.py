@@ -1,4 +1,5 @@
-"""Documents: upload, list, get, delete, the chunks of a page, a rendered page."""
+"""Documents: upload, list, get, delete, the chunks of a page, a rendered page, the PDF with a
+response's cited lines highlighted."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
 from app.api.deps import RuntimeDep, SessionDep
+from app.api.response_service import annotated_pdf
 from app.api.schemas import ChunkOut, DocumentForm, DocumentList, DocumentOut
 from app.db import documents
 from app.ingest.pdf import render_page_png
@@ -80,3 +82,15 @@ def page_png(
 ) -> Response:
     pdf = documents.document_pdf(session=session, document_id=document_id, page=page_number)
     return Response(render_page_png(pdf, page_number, scale), media_type="image/png")
+
+
+@router.get(
+    "/{document_id}/annotated.pdf",
+    response_class=Response,
+    responses={200: {"content": {"application/pdf": {}}}},
+)
+def annotated_document(
+    document_id: uuid.UUID, response_id: uuid.UUID, session: SessionDep
+) -> Response:
+    pdf = annotated_pdf(session=session, document_id=document_id, response_id=response_id)
+    return Response(pdf, media_type="application/pdf")

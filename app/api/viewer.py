@@ -1,0 +1,117 @@
+"""The evidence viewer: one HTML page, each cited page rendered with its cited lines marked.
+
+Self-contained for an offline machine: inline CSS, no script, images from the service's own
+page route. Marks are placed in percentages of the page, so they stay on their lines at any
+rendered size. All text (answers and PDF text are user content) goes through Jinja2's
+autoescaping.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from jinja2 import Environment, PackageLoader, StrictUndefined
+from sqlalchemy.orm import Session
+
+from app.api.response_service import stored_response
+from app.api.schemas import HighlightedSource
+from app.db.documents import page_sizes
+
+PAGE_SCALE = 2.0
+"""The rendered page's pixels per point: sharp on high-density screens, still small."""
+
+CONTEXT_CHARS = 160
+"""Characters of the chunk shown on either side of a cited sentence."""
+
+TEMPLATES = Environment(
+    loader=PackageLoader("app.api", "templates"), autoescape=True, undefined=StrictUndefined
+)
+
+
+@dataclass(frozen=True)
+class Mark:
+    """One cited line, as percentages of its page's width and height."""
+
+    left: float
+    top: float
+    width: float
+    height: float
+
+
+@dataclass(frozen=True)
+class Excerpt:
+    """A cited sentence with a little of its chunk on either side."""
+
+    before: str
+    cited: str
+    after: str
+
+
+@dataclass
+class ViewedPage:
+    anchor: str
+    document_id: uuid.UUID
+    document_name: str
+    page_number: int
+    size: tuple[float, float] | None
+    """Width and height in points; None when the document is no longer stored."""
+    marks: list[Mark] = field(default_factory=list)
+    excerpts: list[Excerpt] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.document_name}, p. {self.page_number}"
+
+
+def render_viewer(*, session: Session, response_id: uuid.UUID) -> str:
+    """Returns the viewer's HTML for a stored response."""
+    response = stored_response(session=session, response_id=response_id)
+    pages = viewed_pages(session, response.highlighted_sources or [])
+    return TEMPLATES.get_template("viewer.html").render(
+        response=response, pages=pages, scale=PAGE_SCALE
+    )
+
+
+def viewed_pages(session: Session, items: list[HighlightedSource]) -> list[ViewedPage]:
+    """Returns the cited pages in the order first cited, each with all its marks and quotes."""
+    sizes = page_sizes(session=session, pages={(i.document_id, i.page_number) for i in items})
+    pages: dict[tuple[uuid.UUID, int], ViewedPage] = {}
+    for item in items:
+        key = (item.document_id, item.page_number)
+        if key not in pages:
+            pages[key] = ViewedPage(
+                anchor=f"page-{len(pages) + 1}",
+                document_id=item.document_id,
+                document_name=item.document_name,
+                page_number=item.page_number,
+                size=sizes.get(key),
+            )
+        page = pages[key]
+        spans = item.highlight_spans
+        page.excerpts += [excerpt(item.text_snippet, start, end) for start, end in spans]
+        if page.size is not None:
+            page.marks += [mark(rect, page.size) for rect in item.rects]
+    return list(pages.values())
+
+
+def mark(rect: tuple[float, float, float, float], size: tuple[float, float]) -> Mark:
+    """Returns `rect` (PDF points) as percentages of a page of `size`."""
+    x0, y0, x1, y1 = rect
+    width, height = size
+    return Mark(
+        left=round(100 * x0 / width, 3),
+        top=round(100 * y0 / height, 3),
+        width=round(100 * (x1 - x0) / width, 3),
+        height=round(100 * (y1 - y0) / height, 3),
+    )
+
+
+def excerpt(snippet: str, start: int, end: int) -> Excerpt:
+    before = snippet[max(start - CONTEXT_CHARS, 0) : start]
+    after = snippet[end : end + CONTEXT_CHARS]
+    return Excerpt(
+        before=("\u2026" if start > CONTEXT_CHARS else "") + before,
+        cited=snippet[start:end],
+        after=after + ("\u2026" if end + CONTEXT_CHARS < len(snippet) else ""),
+    )

@@ -1,0 +1,190 @@
+"""SYNTHESIS=llm against a real local chat server that speaks the OpenAI protocol.
+
+The server (http.server in a thread) answers `POST /v1/chat/completions` as each test sets
+it up: a reply built from the numbered chunks it was sent, an error status, a body that is
+not JSON, or no answer within LLM_TIMEOUT.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.config import Synthesis
+from app.runtime import Runtime
+from tests.api.conftest import client_for
+from tests.api.test_answer import QUERY, ask, claims_of, page_texts
+from tests.api.test_documents import upload
+
+Reply = Callable[[list[str]], str]
+"""Builds the model's reply from the chunk texts of the request, numbered from 1."""
+
+SLOW_S = 3.0
+"""How long the server stalls in the timeout test; LLM_TIMEOUT there is much shorter."""
+
+
+@dataclasses.dataclass
+class ChatServer:
+    url: str
+    behaviour: str = "reply"
+    """reply, error (HTTP 500), garbage (200 with a body that is not JSON) or slow."""
+    reply: Reply = lambda chunks: ""
+    requests: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+def sources_of(prompt: str) -> list[str]:
+    """Returns the chunk texts of a user message, in their numbered order."""
+    found = re.findall(r"\[\d+\] [^\n]*\n(.*?)(?=\n\n\[\d+\] |\n\nQuestion: )", prompt, re.S)
+    return [str(text) for text in found]
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    state = ChatServer(url=f"http://127.0.0.1:{httpd.server_address[1]}")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.requests.append(
+                {"path": self.path, "auth": self.headers.get("Authorization"), **body}
+            )
+            if state.behaviour == "slow":
+                time.sleep(SLOW_S)
+            if state.behaviour == "error":
+                self.send_error(500)
+                return
+            content = state.reply(sources_of(body["messages"][-1]["content"]))
+            completion = {
+                "id": "chatcmpl-test",
+                "object": "chat.completion",
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+            }
+            data = b"{not json" if state.behaviour == "garbage" else json.dumps(completion).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            # In the slow case the client has given up already.
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                self.wfile.write(data)
+
+        def log_message(self, *_: Any) -> None:
+            pass
+
+    httpd.RequestHandlerClass = Handler
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield state
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def llm_client(runtime: Runtime, url: str, **settings: Any) -> TestClient:
+    changed = runtime.settings.model_copy(
+        update={
+            "synthesis": Synthesis.llm,
+            "llm_base_url": url,
+            "llm_model": "test-model",
+            "llm_api_key": "secret-key",
+            "llm_timeout": 10.0,
+            **settings,
+        }
+    )
+    return client_for(dataclasses.replace(runtime, settings=changed))
+
+
+def numbered(chunks: list[str], words: str) -> int:
+    """Returns the number of the first chunk that contains `words`."""
+    return next(n for n, text in enumerate(chunks, 1) if words in " ".join(text.split()))
+
+
+COMPILER = (
+    "A tracing compiler turns those recorded loops into fast native code for later iterations."
+)
+
+
+def test_llm_answer_keeps_supported_cited_sentences(
+    runtime: Runtime, chat_server: ChatServer, sample_pdf: bytes
+) -> None:
+    chat_server.reply = lambda chunks: (
+        "Here is what the sources say. "
+        f"{COMPILER} [{numbered(chunks, 'tracing compiler')}] "
+        f"The moon is made of green cheese [{numbered(chunks, 'tracing compiler')}]. "
+        f"Trace trees record hot loops [{len(chunks) + 5}]. "
+        "An uncited closing sentence."
+    )
+    with llm_client(runtime, chat_server.url) as client:
+        upload(client, sample_pdf)
+        body = ask(client)
+    assert body["synthesis"] == "llm"
+    assert claims_of(body["answer"]) == [(COMPILER, 1)]
+    assert re.fullmatch(r"sample\.pdf, p\. \d", body["sources"][0])
+    [request] = chat_server.requests
+    assert request["path"] == "/v1/chat/completions" and request["model"] == "test-model"
+    assert request["auth"] == "Bearer secret-key" and request["temperature"] == 0
+    [item] = body["highlighted_sources"]
+    [(start, end)] = item["page_spans"]
+    page = page_texts(runtime)[(item["document_id"], item["page_number"])]
+    assert " ".join(page[start:end].split()) == COMPILER
+    assert item["rects"]
+
+
+def test_llm_paraphrase_is_highlighted_at_the_sentence_it_rests_on(
+    runtime: Runtime, chat_server: ChatServer, sample_pdf: bytes
+) -> None:
+    paraphrase = "The tracing compiler turns recorded loops into native code."
+    chat_server.reply = lambda chunks: f"{paraphrase} [{numbered(chunks, 'tracing compiler')}]"
+    with llm_client(runtime, chat_server.url + "/v1/") as client:
+        upload(client, sample_pdf)
+        body = ask(client)
+    assert body["synthesis"] == "llm"
+    assert body["answer"] == f"{paraphrase} [1]"
+    assert chat_server.requests[0]["path"] == "/v1/chat/completions"
+    [item] = body["highlighted_sources"]
+    [(start, end)] = item["highlight_spans"]
+    assert " ".join(item["text_snippet"][start:end].split()) == COMPILER
+
+
+def closed_port_url() -> str:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}"
+
+
+@pytest.mark.parametrize("failure", ["unreachable", "error", "garbage", "slow", "uncited"])
+def test_llm_failure_returns_the_extractive_answer(
+    runtime: Runtime, chat_server: ChatServer, sample_pdf: bytes, failure: str
+) -> None:
+    with client_for(runtime) as client:
+        upload(client, sample_pdf)
+        extractive = ask(client, QUERY)
+    chat_server.behaviour = failure if failure in ("error", "garbage", "slow") else "reply"
+    chat_server.reply = lambda chunks: "A fine answer with no citation at all."
+    url = closed_port_url() if failure == "unreachable" else chat_server.url
+    with llm_client(runtime, url, llm_timeout=SLOW_S / 6) as client:
+        fallback = ask(client, QUERY)
+    assert extractive["synthesis"] == "extractive"
+    assert fallback["synthesis"] == "extractive_fallback"
+    assert fallback["status"] == extractive["status"] == "ok"
+    for field in ("answer", "sources", "confidence", "highlighted_sources", "chunks"):
+        assert fallback[field] == extractive[field]
