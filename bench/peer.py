@@ -21,7 +21,8 @@ LangChain through `ModelEmbeddings`. Measured:
    ef_construction 64) built after a binary COPY; the peer's rows go straight into its own
    table, as `add_embeddings` would write them, with a document id, source and page in its
    metadata. Per query: the floor (embedding + the bare top-10 statement on citelock's
-   table, ef_search 40), `retrieve_context` (vector, top_k 10) and
+   table, ef_search 40), the same statement on the peer's table (pgvector's defaults
+   throughout, whatever citelock's own index is), `retrieve_context` (vector, top_k 10) and
    `similarity_search_with_score(query, k=10)`, in a fresh random order per query and round.
 3. Filtered search, interleaved with 2: the chunks of every FILTER_EVERY-th document, k=10;
    citelock's `search_chunks` under `SearchFilters(document_ids=...)` (embedding included),
@@ -98,6 +99,7 @@ PEER_HNSW = (
     f"CREATE INDEX ix_{PEER_TABLE}_hnsw ON {PEER_TABLE} USING hnsw (embedding vector_cosine_ops)"
 )
 """The HNSW index the peer gets: pgvector's defaults, cosine, as its store searches by."""
+PEER_BARE_SQL = f"SELECT id FROM {PEER_TABLE} ORDER BY embedding <=> %s LIMIT 10"
 PEER_COPY = (
     f"COPY {PEER_TABLE} (id, collection_id, embedding, document, cmetadata) "
     "FROM STDIN WITH (FORMAT BINARY)"
@@ -298,7 +300,7 @@ def ids_of(result: Any) -> list[str]:
     """Returns the chunk ids a variant found, as strings, best first."""
     if isinstance(result, list) and result and isinstance(result[0], tuple):
         return [str(document.id) for document, _ in result]  # the peer's (Document, score)
-    chunks = getattr(result, "chunks", result)  # retrieve_context's bundle, or search's list
+    chunks = getattr(result, "chunks", result)  # retrieve_context's bundle, or a list
     return [str(getattr(chunk, "chunk_id", chunk)) for chunk in chunks]
 
 
@@ -325,6 +327,10 @@ def measure(
         texts = query_phrases(passages, queries, rng)
         vectors = [embed_query(runtime.embedder, text) for text in texts]
         bare = bare_cursor(runtime, stack, 40)
+        peer_bare = stack.enter_context(
+            peer_engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        )
+        register_vector(peer_bare.connection.driver_connection)
         params = retrieval_params(QueryRequest(query="-", top_k=TOP_K, search="vector"), settings)
         documents = -(-count // CHUNKS_PER_DOCUMENT)
         kept = tuple(uuid.UUID(int=n + 1) for n in range(0, documents, FILTER_EVERY))
@@ -346,6 +352,9 @@ def measure(
         variants: dict[str, Callable[[int], object]] = {
             "embed": lambda i: embed_query(runtime.embedder, texts[i]),
             "bare": lambda i: top10(bare, vectors[i]),
+            "peer bare": lambda i: (
+                peer_bare.exec_driver_sql(PEER_BARE_SQL, (vectors[i],)).scalars().all()
+            ),
             "citelock": lambda i: library(texts[i]),
             "peer": lambda i: store.similarity_search_with_score(texts[i], k=TOP_K),
             "citelock filtered": lambda i: filtered(texts[i]),
@@ -381,7 +390,10 @@ def measure(
             + "; "
             + peer_plans(
                 peer_engine,
-                {name: functools.partial(variants[name], 0) for name in ("peer", "peer filtered")},
+                {
+                    name: functools.partial(variants[name], 0)
+                    for name in ("peer bare", "peer", "peer filtered")
+                },
             )
         )
     return measured, pool
@@ -398,7 +410,7 @@ def recalls(
     with runtime.sessions.begin() as session:
         for i, (text, vector) in enumerate(zip(texts, vectors, strict=True)):
             truth = {str(row[0]) for row in session.execute(EXACT, {"query": vector})}
-            for name in ("bare", "peer"):
+            for name in ("bare", "peer bare", "peer"):
                 scores[name].append(len(truth & set(found[name][i])) / TOP_K)
             truth = {
                 str(chunk) for chunk in session.scalars(exact_filtered(kept), {"query": vector})
@@ -453,6 +465,7 @@ def peer_plans(engine: sa.Engine, searches: dict[str, Callable[[], object]]) -> 
             sa.event.remove(engine, "before_cursor_execute", capture)
         statement, parameters = statements[-1]
         with engine.connect() as connection:
+            register_vector(connection.connection.driver_connection)  # the bare one's vector
             lines = connection.exec_driver_sql("EXPLAIN " + statement, parameters).scalars()
             scans = [
                 line.split("  (")[0].strip().removeprefix("->").strip()
@@ -467,6 +480,7 @@ LATENCY_LABELS = (
     ("embed", "query embedding alone"),
     ("bare", "bare top-10 SQL on citelock's table (HNSW, ef_search 40)"),
     ("floor", "**floor**: embedding + bare top-10 SQL"),
+    ("peer bare", "bare top-10 SQL on the peer's table (its HNSW index, ef_search 40)"),
     ("citelock", "citelock `retrieve_context`, vector, top_k 10"),
     ("peer", "LangChain `similarity_search_with_score`, k=10"),
 )
