@@ -14,6 +14,7 @@ import argparse
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -22,33 +23,53 @@ from app.config import Settings
 from app.errors import CitelockError
 from app.ingest.pipeline import DocumentMeta, StageTimings
 from app.ingest.service import ingest_file
-from app.runtime import open_runtime
+from app.runtime import Runtime, open_runtime
 from bench.report import machine_summary, write_section
+
+
+@dataclass
+class IngestTotals:
+    """What ingesting a list of PDFs stored, and how long each stage took in all."""
+
+    ingested: list[Path] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    pages: int = 0
+    chunks: int = 0
+    timings: StageTimings = field(default_factory=StageTimings)
+    wall: float = 0.0
+    """Seconds for the whole list, hashing and dedupe included."""
+
+
+def ingest_files(files: list[Path], runtime: Runtime) -> IngestTotals:
+    """Returns the totals of ingesting `files` one after the other, as the CLI does."""
+    totals = IngestTotals()
+    started = time.perf_counter()
+    for path in files:
+        try:
+            result = ingest_file(path, DocumentMeta(filename=path.name), runtime=runtime)
+        except CitelockError as error:
+            totals.refused.append(f"{path.name} ({error.code})")
+            continue
+        totals.ingested.append(path)
+        totals.pages += result.document.page_count
+        totals.chunks += result.document.chunk_count
+        summed = totals.timings
+        for stage in ("extract", "chunk", "embed", "store"):
+            setattr(summed, stage, getattr(summed, stage) + getattr(result.timings, stage))
+    totals.wall = time.perf_counter() - started
+    return totals
 
 
 def run(folder: Path, database_url: str, data_dir: Path) -> str:
     """Returns the markdown section with the figures of one run over `folder`."""
     settings = Settings(database_url=database_url, citelock_data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
     runtime = open_runtime(settings)
-    totals = StageTimings()
-    pages = chunks = 0
-    refused: list[str] = []
     files = sorted(folder.rglob("*.pdf"))
-    started = time.perf_counter()
     try:
-        for path in files:
-            try:
-                result = ingest_file(path, DocumentMeta(filename=path.name), runtime=runtime)
-            except CitelockError as error:
-                refused.append(f"{path.name} ({error.code})")
-                continue
-            pages += result.document.page_count
-            chunks += result.document.chunk_count
-            for stage in ("extract", "chunk", "embed", "store"):
-                setattr(totals, stage, getattr(totals, stage) + getattr(result.timings, stage))
+        ingested = ingest_files(files, runtime)
     finally:
         runtime.close()
-    wall = time.perf_counter() - started
+    totals, pages, chunks, wall = ingested.timings, ingested.pages, ingested.chunks, ingested.wall
 
     rows = [
         ("extraction (PyMuPDF)", totals.extract),
@@ -57,8 +78,8 @@ def run(folder: Path, database_url: str, data_dir: Path) -> str:
         ("store (PostgreSQL)", totals.store),
     ]
     lines = [
-        f"Corpus: `{folder}`: {len(files) - len(refused)} PDFs ingested, {pages} pages, "
-        f"{chunks} chunks; refused: {', '.join(refused) or 'none'}.",
+        f"Corpus: `{folder}`: {len(ingested.ingested)} PDFs ingested, {pages} pages, "
+        f"{chunks} chunks; refused: {', '.join(ingested.refused) or 'none'}.",
         "",
         "| stage | seconds | share | pages/s | chunks/s |",
         "|---|---:|---:|---:|---:|",

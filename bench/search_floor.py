@@ -387,16 +387,31 @@ def table_rows(
     return rows
 
 
+def database_server(database_url: str, data_dir: Path) -> str:
+    """Returns the URL of the server to measure on: DATABASE_URL's (the argument, else the
+    environment's), or else an embedded server's, started in `data_dir`."""
+    url = Settings(database_url=database_url, _env_file=None).database_url
+    if url:
+        return url
+    from app.db.embedded import embedded_database_url, start_embedded_postgres
+
+    return embedded_database_url(start_embedded_postgres(data_dir))
+
+
+def fresh_database(admin: sa.Engine, name: str) -> str:
+    """Returns the URL of database `name` on `admin`'s server, dropped and created anew."""
+    with admin.connect() as connection:
+        connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    return admin.url.set(database=name).render_as_string(hide_password=False)
+
+
 def run(sizes: list[int], queries: int, server_url: str, data_dir: Path) -> str:
     """Returns the markdown section with the figures for every size."""
     rows: list[str] = []
     admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
     for count in sizes:
-        database = f"citelock_bench_search_{count}"
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
-            connection.execute(sa.text(f'CREATE DATABASE "{database}"'))
-        url = sa.make_url(server_url).set(database=database).render_as_string(hide_password=False)
+        url = fresh_database(admin, f"citelock_bench_search_{count}")
         settings = Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None)
         runtime = open_runtime(settings)
         try:
@@ -428,12 +443,8 @@ def main() -> None:
     parser.add_argument("--database-url", default="")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as data_dir:
-        server_url = Settings(database_url=args.database_url, _env_file=None).database_url
-        if not server_url:
-            from app.db.embedded import embedded_database_url, start_embedded_postgres
-
-            server_url = embedded_database_url(start_embedded_postgres(Path(data_dir)))
-        print(run(args.sizes, args.queries, server_url, Path(data_dir)))
+        url = database_server(args.database_url, Path(data_dir))
+        print(run(args.sizes, args.queries, url, Path(data_dir)))
 
 
 if __name__ == "__main__":
