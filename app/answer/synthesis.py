@@ -17,6 +17,7 @@ import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from app.ingest.chunking import split_sentences
@@ -108,8 +109,12 @@ def terms(text: str) -> set[str]:
     return {stem(word) for word in _TOKEN.findall(text.lower()) if word not in STOPWORDS}
 
 
+@lru_cache(maxsize=1 << 16)
 def stem(word: str) -> str:
-    """Returns `word` less one common English suffix, keeping at least four letters."""
+    """Returns `word` less one common English suffix, keeping at least four letters.
+
+    Cached: a response's sentences repeat the same few hundred words, and stemming them was
+    most of the answer's time."""
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
