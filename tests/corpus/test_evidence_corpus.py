@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import unicodedata
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
@@ -21,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from app.api.query_service import answer_query
 from app.api.response_service import annotated_pdf
-from app.api.schemas import QueryRequest
+from app.api.schemas import QueryRequest, QueryResponse
 from app.db.models import Page
 from app.ingest.records import NO_LINE, PageText
 from tests.corpus.conftest import IngestedCorpus
@@ -74,10 +76,11 @@ def line_texts(page: PageText, start: int, end: int) -> list[str]:
     return ["".join(chars) for chars in lines.values()]
 
 
-@pytest.mark.parametrize(("document", "question"), QUERIES)
-def test_cited_rects_hold_the_cited_lines(
+@contextmanager
+def answered(
     ingested_docs: IngestedCorpus, document: str, question: str
-) -> None:
+) -> Iterator[tuple[Session, uuid.UUID, QueryResponse]]:
+    """Yields the answer to `question` asked of `document` alone, in the session it ran in."""
     if document not in ingested_docs.documents:
         pytest.skip(f"{document} was not ingested")
     runtime = ingested_docs.runtime
@@ -86,9 +89,20 @@ def test_cited_rects_hold_the_cited_lines(
         {"query": question, "filters": {"document_ids": [str(document_id)]}}
     )
     with runtime.sessions.begin() as session:
-        response = answer_query(
-            request, session=session, embedder=runtime.embedder, settings=runtime.settings
+        yield (
+            session,
+            document_id,
+            answer_query(
+                request, session=session, embedder=runtime.embedder, settings=runtime.settings
+            ),
         )
+
+
+@pytest.mark.parametrize(("document", "question"), QUERIES)
+def test_cited_rects_hold_the_cited_lines(
+    ingested_docs: IngestedCorpus, document: str, question: str
+) -> None:
+    with answered(ingested_docs, document, question) as (session, _, response):
         items = response.highlighted_sources or []
         assert response.answer and items
         pages = {
@@ -118,17 +132,7 @@ def test_cited_rects_hold_the_cited_lines(
 def test_annotated_pdf_highlights_hold_the_cited_lines(
     ingested_docs: IngestedCorpus, document: str, question: str
 ) -> None:
-    if document not in ingested_docs.documents:
-        pytest.skip(f"{document} was not ingested")
-    runtime = ingested_docs.runtime
-    document_id = ingested_docs.documents[document].document.id
-    request = QueryRequest.model_validate(
-        {"query": question, "filters": {"document_ids": [str(document_id)]}}
-    )
-    with runtime.sessions.begin() as session:
-        response = answer_query(
-            request, session=session, embedder=runtime.embedder, settings=runtime.settings
-        )
+    with answered(ingested_docs, document, question) as (session, document_id, response):
         assert response.response_id is not None
         pdf_bytes = annotated_pdf(
             session=session, document_id=document_id, response_id=uuid.UUID(response.response_id)
