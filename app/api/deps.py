@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session
 from app.runtime import Runtime
 
 
-def get_runtime(request: Request) -> Runtime:
+async def get_runtime(request: Request) -> Runtime:
+    # async: FastAPI runs a plain function dependency in its thread pool, a hop per request.
     runtime: Runtime = request.app.state.runtime
     return runtime
 

@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Response
+from starlette.concurrency import run_in_threadpool
 
-from app.api.deps import RuntimeDep, SessionDep
+from app.api.deps import RuntimeDep
 from app.api.query_service import answer_query
 from app.api.schemas import QueryRequest, QueryResponse
+from app.runtime import Runtime
 
 router = APIRouter(tags=["query"])
 
 
-@router.post("/query")
-def query(request: QueryRequest, session: SessionDep, runtime: RuntimeDep) -> QueryResponse:
-    return answer_query(
-        request, session=session, embedder=runtime.embedder, settings=runtime.settings
-    )
+@router.post("/query", response_model=QueryResponse)
+async def query(request: QueryRequest, runtime: RuntimeDep) -> Response:
+    # The whole request in one trip to the thread pool (a session dependency and a plain
+    # route would take three), and the response serialised once, by pydantic, to JSON.
+    response = await run_in_threadpool(answer_in_session, request, runtime)
+    return Response(response.model_dump_json(), media_type="application/json")
+
+
+def answer_in_session(request: QueryRequest, runtime: Runtime) -> QueryResponse:
+    """Returns the answer, its stored evidence committed before the response leaves."""
+    with runtime.sessions.begin() as session:
+        return answer_query(
+            request, session=session, embedder=runtime.embedder, settings=runtime.settings
+        )
