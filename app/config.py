@@ -7,8 +7,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.access import ApiKey, parse_api_keys
 
 
 class EmbeddingBackend(StrEnum):
@@ -19,7 +21,8 @@ class EmbeddingBackend(StrEnum):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+    # hide_input_in_errors: a refused API_KEYS must not print the keys it was given.
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", hide_input_in_errors=True)
 
     database_url: str = Field(
         default="",
@@ -54,6 +57,15 @@ class Settings(BaseSettings):
     max_upload_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
     enable_highlights: bool = True
     log_level: str = "INFO"
+    log_format: Literal["json", "text"] = "json"
+
+    api_keys: SecretStr = Field(
+        default=SecretStr(""),
+        description='"key1:rw,key2:ro"; empty leaves /api/v1 open. Secret: never in a repr.',
+    )
+    cors_origins: str = Field(
+        default="", description="Comma-separated origins allowed to call the API from a browser."
+    )
 
     @field_validator("database_url")
     @classmethod
@@ -70,6 +82,12 @@ class Settings(BaseSettings):
     def expand_home(cls, path: Path) -> Path:
         return path.expanduser()
 
+    @field_validator("api_keys")
+    @classmethod
+    def check_api_keys(cls, keys: SecretStr) -> SecretStr:
+        parse_api_keys(keys.get_secret_value())
+        return keys
+
     @model_validator(mode="after")
     def check_consistency(self) -> Settings:
         if self.chunk_overlap_tokens >= self.chunk_max_tokens:
@@ -85,6 +103,13 @@ class Settings(BaseSettings):
             raise ValueError(f"EMBEDDING_BACKEND={self.embedding_backend} needs EMBEDDING_URL")
         return self
 
+    @property
+    def parsed_api_keys(self) -> tuple[ApiKey, ...]:
+        return parse_api_keys(self.api_keys.get_secret_value())
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [origin.strip() for origin in self.cors_origins.split(",") if origin.strip()]
 
     @property
     def excluded_flags(self) -> tuple[str, ...]:

@@ -47,7 +47,9 @@ def validation_code(request: Request) -> str:
 
 async def handle_citelock_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, CitelockError)
-    return problem(exc.status, exc.code, exc.detail, title=exc.title)
+    response = problem(exc.status, exc.code, exc.detail, title=exc.title)
+    response.headers.update(exc.headers)
+    return response
 
 
 async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
