@@ -25,7 +25,19 @@ def serve(
     """Start the HTTP service (migrates the database and loads the model first)."""
     import uvicorn
 
-    uvicorn.run("app.main:create_app", factory=True, host=host, port=port)
+    from app.logs import configure_logging
+
+    settings = get_settings()
+    configure_logging(level=settings.log_level, log_format=settings.log_format)
+    # Our middleware writes the one line per request; uvicorn's own config would add another.
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+    )
 
 
 @app.command()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -13,11 +12,14 @@ from fastapi.routing import APIRoute
 from app import __version__
 from app.api.body_limit import BodyLimitMiddleware
 from app.api.docs import mount_docs
+from app.api.observability import ObservabilityMiddleware
+from app.api.observability import router as metrics_router
 from app.api.problems import register_problem_handlers
 from app.api.request_id import RequestIdMiddleware
 from app.api.router import api_router
 from app.api.routes import health
 from app.config import Settings, get_settings
+from app.logs import configure_logging
 from app.runtime import Runtime, open_runtime
 
 
@@ -30,7 +32,7 @@ def operation_id(route: APIRoute) -> str:
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
     """Returns the service. A given `runtime` is used as is and left open (tests share one)."""
     settings = settings or get_settings()
-    logging.basicConfig(level=settings.log_level)
+    configure_logging(level=settings.log_level, log_format=settings.log_format)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -56,6 +58,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     mount_docs(app)
     register_problem_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
+    app.add_middleware(ObservabilityMiddleware)
     app.add_middleware(RequestIdMiddleware)
     if settings.cors_origin_list:
         app.add_middleware(
@@ -66,5 +69,6 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             expose_headers=["X-Request-ID"],
         )
     app.include_router(health.router)
+    app.include_router(metrics_router)
     app.include_router(api_router)
     return app

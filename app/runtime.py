@@ -73,6 +73,15 @@ def check_embedding_dimension(engine: Engine, model_dim: int) -> None:
         )
 
 
+def model_ready(embedder: Embedder) -> bool:
+    """Returns whether the model embeds a word: a remote model's server may be down."""
+    try:
+        embedder.embed_batch(["readiness"])
+    except Exception:
+        return False
+    return True
+
+
 def database_ready(engine: Engine) -> bool:
     try:
         with engine.connect() as connection:

@@ -7,6 +7,7 @@ from typing import BinaryIO
 
 from app.ingest.pipeline import ChunkingParams, DocumentMeta, IngestResult, ingest_pdf
 from app.ingest.uploads import spooled_upload
+from app.metrics import record_ingestion
 from app.runtime import Runtime
 
 
@@ -19,13 +20,16 @@ def chunking_params(runtime: Runtime) -> ChunkingParams:
 
 
 def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestResult:
-    return ingest_pdf(
+    result = ingest_pdf(
         path,
         meta,
         sessions=runtime.sessions,
         embedder=runtime.embedder,
         chunking=chunking_params(runtime),
     )
+    if result.created:
+        record_ingestion(pages=result.document.page_count)
+    return result
 
 
 def ingest_upload(stream: BinaryIO, meta: DocumentMeta, *, runtime: Runtime) -> IngestResult:
