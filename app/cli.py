@@ -41,6 +41,18 @@ def serve(
 
 
 @app.command()
+def worker(
+    metrics_port: Annotated[
+        int | None, typer.Option(help="Serve this worker's Prometheus metrics on this port.")
+    ] = None,
+) -> None:
+    """Run a background ingestion worker until SIGINT or SIGTERM; run as many as you like."""
+    from app.jobs.worker_process import run_worker_process
+
+    run_worker_process(get_settings(), metrics_port=metrics_port)
+
+
+@app.command()
 def migrate() -> None:
     """Apply the database migrations (what `serve` does on start)."""
     from app.db.engine import make_engine

@@ -55,6 +55,18 @@ class Settings(BaseSettings):
     use_annotations: bool = True
 
     max_upload_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
+    background_page_threshold: int = Field(
+        default=50, ge=0, description="Uploads with more pages are ingested by a worker (202)."
+    )
+    ingest_batch_pages: int = Field(default=32, ge=1, le=1000)
+    ingest_max_attempts: int = Field(default=3, ge=1, le=20)
+    in_process_worker: bool | None = Field(
+        default=None,
+        description="Run one worker inside `serve`; unset: only with the embedded database.",
+    )
+    worker_heartbeat_seconds: float = Field(default=10.0, gt=0)
+    worker_stalled_seconds: float = Field(default=30.0, gt=0)
+    worker_poll_seconds: float = Field(default=2.0, gt=0)
     enable_highlights: bool = True
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "json"
@@ -98,10 +110,21 @@ class Settings(BaseSettings):
                 "CHUNK_MAX_TOKENS must fit the model window (EMBEDDING_MAX_TOKENS less 2): "
                 "longer chunks would be truncated before embedding"
             )
+        if self.worker_stalled_seconds <= self.worker_heartbeat_seconds:
+            raise ValueError(
+                "WORKER_STALLED_SECONDS must exceed WORKER_HEARTBEAT_SECONDS: a live worker "
+                "would be taken for dead between two heartbeats"
+            )
         remote = (EmbeddingBackend.http, EmbeddingBackend.openai)
         if self.embedding_backend in remote and not self.embedding_url:
             raise ValueError(f"EMBEDDING_BACKEND={self.embedding_backend} needs EMBEDDING_URL")
         return self
+
+    @property
+    def runs_in_process_worker(self) -> bool:
+        return (
+            self.in_process_worker if self.in_process_worker is not None else not self.database_url
+        )
 
     @property
     def parsed_api_keys(self) -> tuple[ApiKey, ...]:

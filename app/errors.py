@@ -12,6 +12,7 @@ CitelockError
  +-- NotFound                 404 not_found
  |    +-- DocumentNotFound     404 document_not_found
  |    +-- PageNotFound         404 page_not_found
+ |    +-- JobNotFound          404 job_not_found
  +-- InvalidRequest           422 invalid_request
  +-- Unauthorized             401 unauthorized
  +-- Forbidden                403 forbidden
@@ -97,6 +98,11 @@ class DocumentNotFound(NotFound):
 class PageNotFound(NotFound):
     code = "page_not_found"
     title = "Page not found"
+
+
+class JobNotFound(NotFound):
+    code = "job_not_found"
+    title = "Job not found"
 
 
 class InvalidRequest(CitelockError):

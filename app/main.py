@@ -19,6 +19,7 @@ from app.api.request_id import RequestIdMiddleware
 from app.api.router import api_router
 from app.api.routes import health
 from app.config import Settings, get_settings
+from app.jobs.queue import InProcessWorker
 from app.logs import configure_logging
 from app.runtime import Runtime, open_runtime
 
@@ -41,9 +42,14 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             yield
             return
         app.state.runtime = open_runtime(settings)
+        worker = (
+            InProcessWorker(app.state.runtime).start() if settings.runs_in_process_worker else None
+        )
         try:
             yield
         finally:
+            if worker is not None:
+                worker.stop()
             app.state.runtime.close()
 
     app = FastAPI(

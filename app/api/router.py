@@ -3,8 +3,9 @@
 from fastapi import APIRouter, Depends
 
 from app.api.auth import require_api_key
-from app.api.routes import documents, query
+from app.api.routes import documents, jobs, query
 
 api_router = APIRouter(prefix="/api/v1", dependencies=[Depends(require_api_key)])
 api_router.include_router(documents.router)
 api_router.include_router(query.router)
+api_router.include_router(jobs.router)
