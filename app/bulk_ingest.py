@@ -159,6 +159,7 @@ def ingest_files(
             report = ingest_one(path, collection, target, known, progress, task)
             reports.append(report)
             progress.update(task, description=f"{path.name} [dim]{report.outcome}[/dim]")
+            progress.stop_task(task)
     return Summary(reports, time.perf_counter() - started)
 
 

@@ -149,6 +149,9 @@ def ingest_document(job_id: uuid.UUID, document_id: uuid.UUID, *, runtime: Runti
         job.status = "ready"
     metrics.record_ingestion(pages=len(extracted.pages))
     metrics.INGEST_JOBS.labels("ready").inc()
+    logger.info(
+        "ingest job %s ready", job_id, extra={"pages": len(extracted.pages), "chunks": len(drafts)}
+    )
 
 
 def store_batch(
