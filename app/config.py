@@ -30,6 +30,7 @@ class Settings(BaseSettings):
     )
     citelock_data_dir: Path = Path.home() / ".citelock"
     db_pool_size: int = Field(default=5, ge=1, le=100)
+    migrate_on_start: bool = True
 
     embedding_backend: EmbeddingBackend = EmbeddingBackend.onnx
     embedding_model: str = "all-MiniLM-L6-v2"

@@ -43,7 +43,8 @@ def open_runtime(settings: Settings) -> Runtime:
         server = start_embedded_postgres(settings.citelock_data_dir)
         database_url = embedded_database_url(server)
     engine = make_engine(database_url, pool_size=settings.db_pool_size)
-    upgrade_database(engine)
+    if settings.migrate_on_start:
+        upgrade_database(engine)
     embedder = load_embedder(settings)
     check_embedding_dimension(engine, embedder.dim)
     return Runtime(
