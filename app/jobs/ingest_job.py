@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import Engine, delete, insert, select, text, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app import metrics
@@ -64,9 +65,11 @@ def run_ingest_job(job_id: uuid.UUID, *, runtime: Runtime) -> str:
     sessions = runtime.sessions
     with sessions() as session:
         job = session.get(IngestJob, job_id)
-        if job is None or job.status != "processing" or job.document_id is None:
+        if job is None or job.status != "processing":
             return job.status if job is not None else "missing"
         document_id = job.document_id
+    if document_id is None:
+        return fail_job_by_id(sessions, job_id, DELETED_MID_INGESTION)
     with document_lock(runtime.engine, document_id):
         with sessions.begin() as session:
             job = session.get(IngestJob, job_id, with_for_update=True)
@@ -75,22 +78,43 @@ def run_ingest_job(job_id: uuid.UUID, *, runtime: Runtime) -> str:
                 return job.status
             job.attempts += 1
             if job.attempts > runtime.settings.ingest_max_attempts:
-                reason = (
+                last = f"; the last error: {job.error}" if job.error else ""
+                fail_job(
+                    session,
+                    job,
                     f"the ingestion was interrupted {job.attempts - 1} times (a worker stopped "
-                    "mid-document: killed, or out of memory)"
+                    f"mid-document: killed, or out of memory, or an error{last})",
                 )
-                fail_job(session, job, reason)
                 return "failed"
             clear_partial_document(session, document_id, job)
         try:
             ingest_document(job_id, document_id, runtime=runtime)
         except CitelockError as error:
+            return fail_job_by_id(sessions, job_id, f"{error.code}: {error.detail}")
+        except IntegrityError:
+            # The only row that can vanish under a batch is the document, deleted meanwhile.
+            return fail_job_by_id(sessions, job_id, DELETED_MID_INGESTION)
+        except Exception as error:
+            # Perhaps passing (the database restarting): noted, and the queue runs it again.
             with sessions.begin() as session:
-                job = session.get(IngestJob, job_id)
-                assert job is not None
-                fail_job(session, job, f"{error.code}: {error.detail}")
-            return "failed"
+                session.execute(
+                    update(IngestJob)
+                    .where(IngestJob.id == job_id)
+                    .values(error=f"{type(error).__name__} on attempt {job.attempts}")
+                )
+            raise
     return "ready"
+
+
+DELETED_MID_INGESTION = "the document was deleted while it was being ingested"
+
+
+def fail_job_by_id(sessions: sessionmaker[Session], job_id: uuid.UUID, reason: str) -> str:
+    with sessions.begin() as session:
+        job = session.get(IngestJob, job_id)
+        assert job is not None
+        fail_job(session, job, reason)
+    return "failed"
 
 
 def clear_partial_document(session: Session, document_id: uuid.UUID, job: IngestJob) -> None:
@@ -116,14 +140,9 @@ def ingest_document(job_id: uuid.UUID, document_id: uuid.UUID, *, runtime: Runti
     """Stores the document's pages and chunks a batch of pages per transaction, each with the
     job's progress, and marks the document ready in the last one."""
     sessions = runtime.sessions
-    with sessions() as session:
-        content = session.scalar(
-            select(DocumentFile.content).where(DocumentFile.document_id == document_id)
-        )
-    assert content is not None
-    uploads = runtime.settings.citelock_data_dir / "uploads"
-    with spooled_upload(io.BytesIO(content), directory=uploads, max_bytes=len(content)) as path:
-        extracted = read_pdf(path, None)
+    extracted = read_stored_pdf(
+        sessions, document_id, uploads=runtime.settings.citelock_data_dir / "uploads"
+    )
     drafts = draft_chunks(extracted, chunking_params(runtime))
     batch_pages = runtime.settings.ingest_batch_pages
     for first in range(1, len(extracted.pages) + 1, batch_pages):
@@ -152,6 +171,20 @@ def ingest_document(job_id: uuid.UUID, document_id: uuid.UUID, *, runtime: Runti
     logger.info(
         "ingest job %s ready", job_id, extra={"pages": len(extracted.pages), "chunks": len(drafts)}
     )
+
+
+def read_stored_pdf(
+    sessions: sessionmaker[Session], document_id: uuid.UUID, *, uploads: Path
+) -> ExtractedDocument:
+    """Returns the pages and outline of the document's stored PDF; its bytes are let go on
+    return, not held through the ingestion."""
+    with sessions() as session:
+        content = session.scalar(
+            select(DocumentFile.content).where(DocumentFile.document_id == document_id)
+        )
+    assert content is not None
+    with spooled_upload(io.BytesIO(content), directory=uploads, max_bytes=len(content)) as path:
+        return read_pdf(path, None)
 
 
 def store_batch(

@@ -25,6 +25,9 @@ logger = logging.getLogger(__name__)
 
 INGEST_TASK = "citelock.ingest_document"
 INGEST_QUEUE = "ingest"
+RETRY_LIMIT = 20
+"""More than INGEST_MAX_ATTEMPTS may be: the job fails itself, with its reason, first."""
+RETRY_WAIT_SECONDS = 5
 
 
 def ingest_document_task(context: procrastinate.JobContext, job_id: str) -> str:
@@ -40,7 +43,11 @@ def queue_app(engine: Engine) -> procrastinate.App:
     app = procrastinate.App(
         connector=procrastinate.PsycopgConnector(conninfo=conninfo, min_size=1, max_size=4)
     )
-    app.task(name=INGEST_TASK, queue=INGEST_QUEUE, pass_context=True)(ingest_document_task)
+    # An error run is retried after a pause; the job's own attempt count decides when to stop.
+    retry = procrastinate.RetryStrategy(max_attempts=RETRY_LIMIT, wait=RETRY_WAIT_SECONDS)
+    app.task(name=INGEST_TASK, queue=INGEST_QUEUE, pass_context=True, retry=retry)(
+        ingest_document_task
+    )
     return app
 
 

@@ -163,3 +163,21 @@ def test_a_job_interrupted_too_often_fails_with_the_reason(
     assert job["status"] == "failed"
     assert "interrupted" in job["error"]
     assert jobs_client.get(f"/api/v1/documents/{accepted['id']}").status_code == 404
+
+
+def test_a_document_deleted_while_queued_fails_its_job(
+    jobs_client: TestClient, jobs_runtime: Runtime
+) -> None:
+    accepted = jobs_client.post("/api/v1/documents", files={"file": ("c.pdf", long_pdf(5))}).json()
+    assert jobs_client.delete(f"/api/v1/documents/{accepted['id']}").status_code == 204
+    job_id = uuid.UUID(accepted["job_url"].rsplit("/", 1)[1])
+    assert run_ingest_job(job_id, runtime=jobs_runtime) == "failed"
+    job = jobs_client.get(accepted["job_url"]).json()
+    assert job["status"] == "failed"
+    assert "deleted" in job["error"]
+
+
+def test_an_unknown_job_is_404(jobs_client: TestClient) -> None:
+    response = jobs_client.get(f"/api/v1/jobs/{uuid.uuid4()}")
+    assert response.status_code == 404
+    assert response.json()["code"] == "job_not_found"
