@@ -28,6 +28,8 @@ from app.errors import CitelockError
 from app.ingest.pdf import count_pages
 from app.ingest.pipeline import DocumentMeta, file_sha256
 from app.ingest.service import ingest_file
+from app.jobs.ingest_job import run_ingest_job
+from app.jobs.submit import Queued, get_job, queue_ingestion
 from app.runtime import Runtime
 from app.service_client import ServiceClient
 
@@ -70,18 +72,43 @@ class DatabaseTarget:
 
     def known_sha256s(self, collection: str) -> set[str]:
         with self.runtime.sessions() as session:
+            # A document still processing is not known: ingesting it again resumes its job.
             found = session.scalars(
-                select(Document.sha256).where(Document.collection == collection)
+                select(Document.sha256).where(
+                    Document.collection == collection, Document.status == "ready"
+                )
             )
             return set(found)
 
     def ingest(self, path: Path, meta: DocumentMeta, advance: Callable[[int], None]) -> FileReport:
+        """Ingests a long PDF as a queued job run right here, so its bar follows the stored
+        batches; were this process to stop, any worker would finish the job."""
+        pages = count_pages(path)
+        if pages > self.runtime.settings.background_page_threshold:
+            queued = queue_ingestion(path, meta, page_count=pages, runtime=self.runtime)
+            if isinstance(queued, Queued):
+                run_ingest_job(queued.job_id, runtime=self.runtime, on_progress=advance)
+                return self.report_job(path, queued)
         result = ingest_file(path, meta, runtime=self.runtime)
         document = result.document
         advance(document.page_count)
         return FileReport(
             path,
             "created" if result.created else "existing",
+            pages=document.page_count,
+            chunks=document.chunk_count,
+            document_id=str(document.id),
+        )
+
+    def report_job(self, path: Path, queued: Queued) -> FileReport:
+        with self.runtime.sessions() as session:
+            job = get_job(session, queued.job_id)
+            document = session.get(Document, queued.document_id) if job.status == "ready" else None
+        if document is None:
+            return FileReport(path, "failed", error="ingest_failed", detail=job.error)
+        return FileReport(
+            path,
+            "created",
             pages=document.page_count,
             chunks=document.chunk_count,
             document_id=str(document.id),

@@ -12,7 +12,7 @@ import io
 import logging
 import uuid
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -60,8 +60,11 @@ def document_lock(engine: Engine, document_id: uuid.UUID) -> Iterator[None]:
             connection.commit()
 
 
-def run_ingest_job(job_id: uuid.UUID, *, runtime: Runtime) -> str:
-    """Returns the job's final status after ingesting its document, or finding it done."""
+def run_ingest_job(
+    job_id: uuid.UUID, *, runtime: Runtime, on_progress: Callable[[int], None] | None = None
+) -> str:
+    """Returns the job's final status after ingesting its document, or finding it done;
+    `on_progress(pages_done)` follows each stored batch."""
     sessions = runtime.sessions
     with sessions() as session:
         job = session.get(IngestJob, job_id)
@@ -88,7 +91,7 @@ def run_ingest_job(job_id: uuid.UUID, *, runtime: Runtime) -> str:
                 return "failed"
             clear_partial_document(session, document_id, job)
         try:
-            ingest_document(job_id, document_id, runtime=runtime)
+            ingest_document(job_id, document_id, runtime=runtime, on_progress=on_progress)
         except CitelockError as error:
             return fail_job_by_id(sessions, job_id, f"{error.code}: {error.detail}")
         except IntegrityError:
@@ -136,7 +139,13 @@ def fail_job(session: Session, job: IngestJob, reason: str) -> None:
     logger.warning("ingest job %s failed: %s", job.id, reason)
 
 
-def ingest_document(job_id: uuid.UUID, document_id: uuid.UUID, *, runtime: Runtime) -> None:
+def ingest_document(
+    job_id: uuid.UUID,
+    document_id: uuid.UUID,
+    *,
+    runtime: Runtime,
+    on_progress: Callable[[int], None] | None,
+) -> None:
     """Stores the document's pages and chunks a batch of pages per transaction, each with the
     job's progress, and marks the document ready in the last one."""
     sessions = runtime.sessions
@@ -157,6 +166,8 @@ def ingest_document(job_id: uuid.UUID, document_id: uuid.UUID, *, runtime: Runti
             last=last,
             runtime=runtime,
         )
+        if on_progress is not None:
+            on_progress(last)
     with sessions.begin() as session:
         document = session.get(Document, document_id)
         job = session.get(IngestJob, job_id)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from app.cli import app
+from app.config import get_settings
 
 runner = CliRunner()
 
@@ -65,3 +68,21 @@ def test_ingest_and_list_through_a_running_service(live_service: str, pdf_folder
     assert listed.exit_code == 0, listed.output
     assert "alpha.pdf" in listed.stdout
     assert "beta.pdf" in listed.stdout
+
+
+def test_a_long_pdf_is_ingested_by_page_batches_with_its_job(
+    cli_database: str, pdf_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BACKGROUND_PAGE_THRESHOLD", "2")
+    monkeypatch.setenv("INGEST_BATCH_PAGES", "1")
+    get_settings.cache_clear()
+    result = runner.invoke(app, ["ingest", str(pdf_folder / "alpha.pdf"), "--json"])
+    assert result.exit_code == 0, result.output
+    [report] = json_lines(result.stdout)
+    assert report["outcome"] == "created"
+    assert report["pages"] == 3
+    engine = sa.create_engine(cli_database)
+    with engine.connect() as connection:
+        job = connection.execute(sa.text("SELECT status, pages_done FROM ingest_jobs")).one()
+    engine.dispose()
+    assert tuple(job) == ("ready", 3)
