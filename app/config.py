@@ -7,8 +7,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.access import ApiKey, parse_api_keys
 
 
 class EmbeddingBackend(StrEnum):
@@ -24,7 +26,8 @@ class Synthesis(StrEnum):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore")
+    # hide_input_in_errors: a refused API_KEYS must not print the keys it was given.
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", hide_input_in_errors=True)
 
     database_url: str = Field(
         default="",
@@ -32,6 +35,7 @@ class Settings(BaseSettings):
     )
     citelock_data_dir: Path = Path.home() / ".citelock"
     db_pool_size: int = Field(default=5, ge=1, le=100)
+    migrate_on_start: bool = True
 
     embedding_backend: EmbeddingBackend = EmbeddingBackend.onnx
     embedding_model: str = "all-MiniLM-L6-v2"
@@ -59,6 +63,18 @@ class Settings(BaseSettings):
     annotation_cap: int = Field(default=5, ge=0, le=100)
 
     max_upload_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
+    background_page_threshold: int = Field(
+        default=50, ge=0, description="Uploads with more pages are ingested by a worker (202)."
+    )
+    ingest_batch_pages: int = Field(default=32, ge=1, le=1000)
+    ingest_max_attempts: int = Field(default=3, ge=1, le=20)
+    in_process_worker: bool | None = Field(
+        default=None,
+        description="Run one worker inside `serve`; unset: only with the embedded database.",
+    )
+    worker_heartbeat_seconds: float = Field(default=10.0, gt=0)
+    worker_stalled_seconds: float = Field(default=30.0, gt=0)
+    worker_poll_seconds: float = Field(default=2.0, gt=0)
     enable_highlights: bool = True
     response_ttl_seconds: int = Field(default=7 * 24 * 3600, ge=1)
 
@@ -68,6 +84,15 @@ class Settings(BaseSettings):
     llm_api_key: str = ""
     llm_timeout: float = Field(default=30.0, gt=0, le=600)
     log_level: str = "INFO"
+    log_format: Literal["json", "text"] = "json"
+
+    api_keys: SecretStr = Field(
+        default=SecretStr(""),
+        description='"key1:rw,key2:ro"; empty leaves /api/v1 open. Secret: never in a repr.',
+    )
+    cors_origins: str = Field(
+        default="", description="Comma-separated origins allowed to call the API from a browser."
+    )
 
     @field_validator("database_url")
     @classmethod
@@ -84,6 +109,12 @@ class Settings(BaseSettings):
     def expand_home(cls, path: Path) -> Path:
         return path.expanduser()
 
+    @field_validator("api_keys")
+    @classmethod
+    def check_api_keys(cls, keys: SecretStr) -> SecretStr:
+        parse_api_keys(keys.get_secret_value())
+        return keys
+
     @model_validator(mode="after")
     def check_consistency(self) -> Settings:
         if self.chunk_overlap_tokens >= self.chunk_max_tokens:
@@ -94,6 +125,11 @@ class Settings(BaseSettings):
                 "CHUNK_MAX_TOKENS must fit the model window (EMBEDDING_MAX_TOKENS less 2): "
                 "longer chunks would be truncated before embedding"
             )
+        if self.worker_stalled_seconds <= self.worker_heartbeat_seconds:
+            raise ValueError(
+                "WORKER_STALLED_SECONDS must exceed WORKER_HEARTBEAT_SECONDS: a live worker "
+                "would be taken for dead between two heartbeats"
+            )
         remote = (EmbeddingBackend.http, EmbeddingBackend.openai)
         if self.embedding_backend in remote and not self.embedding_url:
             raise ValueError(f"EMBEDDING_BACKEND={self.embedding_backend} needs EMBEDDING_URL")
@@ -103,6 +139,20 @@ class Settings(BaseSettings):
             if not self.llm_base_url.startswith(("http://", "https://")):
                 raise ValueError("LLM_BASE_URL must start with http:// or https://")
         return self
+
+    @property
+    def runs_in_process_worker(self) -> bool:
+        return (
+            self.in_process_worker if self.in_process_worker is not None else not self.database_url
+        )
+
+    @property
+    def parsed_api_keys(self) -> tuple[ApiKey, ...]:
+        return parse_api_keys(self.api_keys.get_secret_value())
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [origin.strip() for origin in self.cors_origins.split(",") if origin.strip()]
 
     @property
     def excluded_flags(self) -> tuple[str, ...]:

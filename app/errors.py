@@ -14,9 +14,12 @@ CitelockError
  |    +-- DocumentNotFound     404 document_not_found
  |    +-- PageNotFound         404 page_not_found
  |    +-- ResponseNotFound     404 response_not_found
+ |    +-- JobNotFound          404 job_not_found
  +-- InvalidRequest           422 invalid_request
  |    +-- InvalidSelection     422 invalid_selection
  |    +-- TextNotFound         422 text_not_found
+ +-- Unauthorized             401 unauthorized
+ +-- Forbidden                403 forbidden
  +-- EmbeddingUnavailable     503 embedding_unavailable
  +-- DatabaseUnavailable      503 database_unavailable
  +-- ConfigurationError       500 configuration_error
@@ -27,11 +30,15 @@ No FastAPI here: ingestion and retrieval raise these directly, and
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 
 class CitelockError(Exception):
     status: int = 500
     code: str = "internal_error"
     title: str = "Internal error"
+    headers: ClassVar[dict[str, str]] = {}
+    """Response headers the problem needs (the auth scheme to use, for a 401)."""
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -109,6 +116,11 @@ class ResponseNotFound(NotFound):
     title = "Response not found"
 
 
+class JobNotFound(NotFound):
+    code = "job_not_found"
+    title = "Job not found"
+
+
 class InvalidRequest(CitelockError):
     status = 422
     code = "invalid_request"
@@ -123,6 +135,19 @@ class InvalidSelection(InvalidRequest):
 class TextNotFound(InvalidRequest):
     code = "text_not_found"
     title = "Text not found on the page"
+
+
+class Unauthorized(CitelockError):
+    status = 401
+    code = "unauthorized"
+    title = "Unauthorized"
+    headers: ClassVar[dict[str, str]] = {"WWW-Authenticate": "Bearer"}
+
+
+class Forbidden(CitelockError):
+    status = 403
+    code = "forbidden"
+    title = "Forbidden"
 
 
 class EmbeddingUnavailable(CitelockError):

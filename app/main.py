@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 
 from app import __version__
 from app.api.body_limit import BodyLimitMiddleware
 from app.api.docs import mount_docs
+from app.api.observability import ObservabilityMiddleware
+from app.api.observability import router as metrics_router
 from app.api.problems import register_problem_handlers
 from app.api.request_id import RequestIdMiddleware
 from app.api.router import api_router
 from app.api.routes import health
 from app.config import Settings, get_settings
+from app.jobs.queue import InProcessWorker
+from app.logs import configure_logging
 from app.runtime import Runtime, open_runtime
 
 
@@ -29,7 +33,7 @@ def operation_id(route: APIRoute) -> str:
 def create_app(settings: Settings | None = None, runtime: Runtime | None = None) -> FastAPI:
     """Returns the service. A given `runtime` is used as is and left open (tests share one)."""
     settings = settings or get_settings()
-    logging.basicConfig(level=settings.log_level)
+    configure_logging(level=settings.log_level, log_format=settings.log_format)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -38,9 +42,14 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             yield
             return
         app.state.runtime = open_runtime(settings)
+        worker = (
+            InProcessWorker(app.state.runtime).start() if settings.runs_in_process_worker else None
+        )
         try:
             yield
         finally:
+            if worker is not None:
+                worker.stop()
             app.state.runtime.close()
 
     app = FastAPI(
@@ -55,7 +64,17 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     mount_docs(app)
     register_problem_handlers(app)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
+    app.add_middleware(ObservabilityMiddleware)
     app.add_middleware(RequestIdMiddleware)
+    if settings.cors_origin_list:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origin_list,
+            allow_methods=["GET", "POST", "PUT", "DELETE"],
+            allow_headers=["Authorization", "Content-Type", "X-Request-ID"],
+            expose_headers=["X-Request-ID"],
+        )
     app.include_router(health.router)
+    app.include_router(metrics_router)
     app.include_router(api_router)
     return app

@@ -45,7 +45,8 @@ def open_runtime(settings: Settings) -> Runtime:
         database_url = embedded_database_url(server)
     engine = make_engine(database_url, pool_size=settings.db_pool_size)
     configure_connections(engine)
-    upgrade_database(engine)
+    if settings.migrate_on_start:
+        upgrade_database(engine)
     embedder = load_embedder(settings)
     check_embedding_dimension(engine, embedder.dim)
     return Runtime(
@@ -73,6 +74,15 @@ def check_embedding_dimension(engine: Engine, model_dim: int) -> None:
             f"chunks.embedding column holds {column_dim}: use a model of that dimension or a "
             "new database migrated with EMBEDDING_DIM set to the model's"
         )
+
+
+def model_ready(embedder: Embedder) -> bool:
+    """Returns whether the model embeds a word: a remote model's server may be down."""
+    try:
+        embedder.embed_batch(["readiness"])
+    except Exception:
+        return False
+    return True
 
 
 def database_ready(engine: Engine) -> bool:

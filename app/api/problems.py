@@ -11,6 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from app import metrics
 from app.api.request_id import current_request_id
 from app.errors import CitelockError
 
@@ -28,6 +29,7 @@ HTTP_STATUS_CODES = {
 def problem(
     status: int, code: str, detail: str, *, title: str | None = None, **extra: Any
 ) -> JSONResponse:
+    metrics.ERRORS.labels(code).inc()
     body = {
         "type": f"https://citelock.dev/problems/{code}",
         "title": title or HTTPStatus(status).phrase,
@@ -47,7 +49,9 @@ def validation_code(request: Request) -> str:
 
 async def handle_citelock_error(_request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, CitelockError)
-    return problem(exc.status, exc.code, exc.detail, title=exc.title)
+    response = problem(exc.status, exc.code, exc.detail, title=exc.title)
+    response.headers.update(exc.headers)
+    return response
 
 
 async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:

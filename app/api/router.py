@@ -1,11 +1,13 @@
 """Every resource's router, mounted under /api/v1."""
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Depends
 
-from app.api.routes import annotations, documents, query, responses
+from app.api.auth import require_api_key
+from app.api.routes import annotations, documents, jobs, query, responses
 
-api_router = APIRouter(prefix="/api/v1")
+api_router = APIRouter(prefix="/api/v1", dependencies=[Depends(require_api_key)])
 api_router.include_router(documents.router)
 api_router.include_router(annotations.router)
 api_router.include_router(query.router)
 api_router.include_router(responses.router)
+api_router.include_router(jobs.router)

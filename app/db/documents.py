@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 import numpy as np
 from sqlalchemy import delete, func, select, tuple_
@@ -12,6 +12,8 @@ from sqlalchemy.orm import Session
 from app.db.models import Chunk, Document, DocumentFile, Page
 from app.errors import DocumentNotFound, PageNotFound
 from app.ingest.records import PageText
+
+ITER_PAGE_SIZE = 500
 
 
 def list_documents(
@@ -30,6 +32,19 @@ def list_documents(
         .offset(offset)
     ).all()
     return documents, count
+
+
+def iter_documents(*, session: Session, collection: str | None) -> Iterator[Document]:
+    """Yields every ready document, oldest first, a page of rows at a time."""
+    offset = 0
+    while True:
+        found, _ = list_documents(
+            session=session, collection=collection, limit=ITER_PAGE_SIZE, offset=offset
+        )
+        yield from found
+        if len(found) < ITER_PAGE_SIZE:
+            return
+        offset += len(found)
 
 
 def get_document(*, session: Session, document_id: uuid.UUID) -> Document:

@@ -67,6 +67,12 @@ def open_pdf(path: Path, password: str | None = None) -> pymupdf.Document:
     return _open(head, path, password)
 
 
+def count_pages(path: Path, password: str | None = None) -> int:
+    """Returns the PDF's page count, or raises the upload error that explains why not."""
+    with open_pdf(path, password) as doc:
+        return _page_count(doc)
+
+
 def _open(head: bytes, source: Path | bytes, password: str | None) -> pymupdf.Document:
     """Returns the opened, unlocked document from a path or bytes that start with `head`."""
     if not head:

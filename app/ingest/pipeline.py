@@ -103,6 +103,23 @@ def read_pdf(path: Path, password: str | None) -> ExtractedDocument:
     return extracted
 
 
+def draft_chunks(extracted: ExtractedDocument, chunking: ChunkingParams) -> list[ChunkDraft]:
+    """Returns the document's flagged chunks, in document order."""
+    # Reference sections bound chunks like furniture does, so that leaving them out at
+    # query time never drops the body text a chunk would otherwise have shared with them.
+    references = reference_sections(extracted.pages, extracted.toc)
+    drafts = chunk_pages(
+        extracted.pages,
+        extracted.toc,
+        max_tokens=chunking.max_tokens,
+        overlap_tokens=chunking.overlap_tokens,
+        count_tokens=chunking.count_tokens,
+        furniture=find_furniture(extracted.pages),
+        regions=references,
+    )
+    return flag_chunks(drafts, references=references)
+
+
 def ingest_pdf(
     path: Path,
     meta: DocumentMeta,
@@ -127,19 +144,7 @@ def ingest_pdf(
     with timings.measure("extract"):
         extracted = read_pdf(path, meta.password)
     with timings.measure("chunk"):
-        # Reference sections bound chunks like furniture does, so that leaving them out at
-        # query time never drops the body text a chunk would otherwise have shared with them.
-        references = reference_sections(extracted.pages, extracted.toc)
-        drafts = chunk_pages(
-            extracted.pages,
-            extracted.toc,
-            max_tokens=chunking.max_tokens,
-            overlap_tokens=chunking.overlap_tokens,
-            count_tokens=chunking.count_tokens,
-            furniture=find_furniture(extracted.pages),
-            regions=references,
-        )
-        drafts = flag_chunks(drafts, references=references)
+        drafts = draft_chunks(extracted, chunking)
     with timings.measure("embed"):
         vectors = embed_texts(embedder, [draft.content for draft in drafts])
     with timings.measure("store"):
@@ -178,25 +183,11 @@ def store_document(
     pages = {page.number: page for page in extracted.pages}
     marks = locate_marks(extracted.annotations, extracted.pages)
     with sessions.begin() as session:
-        document = Document(
-            sha256=sha256,
-            filename=meta.filename,
-            title=meta.title or extracted.title or Path(meta.filename).stem,
-            collection=meta.collection,
-            language=meta.language,
-            version=meta.version,
-            is_my_copy=meta.is_my_copy,
-            page_count=len(extracted.pages),
-            chunk_count=len(drafts),
-            annotation_count=len(marks),
-            byte_size=path.stat().st_size,
-            toc=[
-                {"level": entry.level, "title": entry.title, "page": entry.page}
-                for entry in extracted.toc
-            ],
-            status="ready",
+        document = new_document(
+            path, meta, sha256=sha256, page_count=len(extracted.pages), status="ready"
         )
-        document.file = DocumentFile(content=path.read_bytes())
+        describe_contents(document, extracted, given_title=meta.title, chunk_count=len(drafts))
+        document.annotation_count = len(marks)
         session.add(document)
         session.flush()
         session.execute(insert(Page), [page_row(document.id, page) for page in extracted.pages])
@@ -210,6 +201,45 @@ def store_document(
             )
         store_marks(session=session, document_id=document.id, marks=marks, source="pdf")
     return document
+
+
+def new_document(
+    path: Path, meta: DocumentMeta, *, sha256: str, page_count: int, status: str
+) -> Document:
+    """Returns the document row for the file at `path`, its bytes attached, not yet added."""
+    document = Document(
+        sha256=sha256,
+        filename=meta.filename,
+        title=meta.title or Path(meta.filename).stem,
+        collection=meta.collection,
+        language=meta.language,
+        version=meta.version,
+        is_my_copy=meta.is_my_copy,
+        page_count=page_count,
+        chunk_count=0,
+        annotation_count=0,
+        byte_size=path.stat().st_size,
+        toc=[],
+        status=status,
+    )
+    document.file = DocumentFile(content=path.read_bytes())
+    return document
+
+
+def describe_contents(
+    document: Document,
+    extracted: ExtractedDocument,
+    *,
+    given_title: str | None,
+    chunk_count: int,
+) -> None:
+    """Sets what only reading the PDF tells: the outline, the title (the uploader's, else the
+    PDF's metadata title, else the file name), the chunk count."""
+    document.chunk_count = chunk_count
+    document.toc = [
+        {"level": entry.level, "title": entry.title, "page": entry.page} for entry in extracted.toc
+    ]
+    document.title = given_title or extracted.title or Path(document.filename).stem
 
 
 def page_row(document_id: Any, page: PageText) -> dict[str, Any]:

@@ -1,12 +1,11 @@
-"""Ingestion as the API and the CLI call it: bytes or a path in, a stored document out."""
+"""Ingestion as the API and the CLI call it: a path in, a stored document out."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import BinaryIO
 
 from app.ingest.pipeline import ChunkingParams, DocumentMeta, IngestResult, ingest_pdf
-from app.ingest.uploads import spooled_upload
+from app.metrics import record_ingestion
 from app.runtime import Runtime
 
 
@@ -19,21 +18,13 @@ def chunking_params(runtime: Runtime) -> ChunkingParams:
 
 
 def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestResult:
-    return ingest_pdf(
+    result = ingest_pdf(
         path,
         meta,
         sessions=runtime.sessions,
         embedder=runtime.embedder,
         chunking=chunking_params(runtime),
     )
-
-
-def ingest_upload(stream: BinaryIO, meta: DocumentMeta, *, runtime: Runtime) -> IngestResult:
-    """Returns the stored document for an uploaded stream, copied under the size limit first."""
-    settings = runtime.settings
-    with spooled_upload(
-        stream,
-        directory=settings.citelock_data_dir / "uploads",
-        max_bytes=settings.max_upload_bytes,
-    ) as path:
-        return ingest_file(path, meta, runtime=runtime)
+    if result.created:
+        record_ingestion(pages=result.document.page_count)
+    return result

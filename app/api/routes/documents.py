@@ -9,13 +9,14 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
 from app.api.deps import RuntimeDep, SessionDep
+from app.api.job_schemas import DocumentQueued
 from app.api.response_service import annotated_pdf
 from app.api.schemas import ChunkOut, DocumentForm, DocumentList, DocumentOut
 from app.db import documents
 from app.ingest.pdf import render_page_png
 from app.ingest.pipeline import DocumentMeta
-from app.ingest.service import ingest_upload
 from app.ingest.uploads import display_filename
+from app.jobs.submit import Queued, accept_upload
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
@@ -23,16 +24,22 @@ router = APIRouter(prefix="/documents", tags=["documents"])
 @router.post(
     "",
     status_code=status.HTTP_201_CREATED,
-    responses={200: {"model": DocumentOut, "description": "Same bytes already in the collection"}},
+    responses={
+        200: {"model": DocumentOut, "description": "Same bytes already in the collection"},
+        202: {"model": DocumentQueued, "description": "Long PDF: ingesting in the background"},
+    },
 )
 def upload_document(
     file: Annotated[UploadFile, File(description="The PDF")],
     form: Annotated[DocumentForm, Form()],
     runtime: RuntimeDep,
     response: Response,
-) -> DocumentOut:
+) -> DocumentOut | DocumentQueued:
     meta = DocumentMeta(filename=display_filename(file.filename), **form.model_dump())
-    result = ingest_upload(file.file, meta, runtime=runtime)
+    result = accept_upload(file.file, meta, runtime=runtime)
+    if isinstance(result, Queued):
+        response.status_code = status.HTTP_202_ACCEPTED
+        return DocumentQueued.of(result)
     if not result.created:
         response.status_code = status.HTTP_200_OK
     return DocumentOut.of(result.document)

@@ -6,8 +6,8 @@ from fastapi import APIRouter
 
 from app.api.deps import RuntimeDep
 from app.api.schemas import Health
-from app.errors import DatabaseUnavailable
-from app.runtime import database_ready
+from app.errors import DatabaseUnavailable, EmbeddingUnavailable
+from app.runtime import database_ready, model_ready
 
 router = APIRouter(tags=["health"])
 
@@ -21,4 +21,6 @@ def healthz() -> Health:
 def readyz(runtime: RuntimeDep) -> Health:
     if not database_ready(runtime.engine):
         raise DatabaseUnavailable("the database does not answer")
+    if not model_ready(runtime.embedder):
+        raise EmbeddingUnavailable("the embedding model does not answer")
     return Health(status="ready")

@@ -1,0 +1,40 @@
+"""The shapes of background ingestion: the 202 answer to an upload, and the job it names."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Literal
+
+from pydantic import BaseModel
+
+from app.jobs.models import IngestJob
+from app.jobs.submit import Queued
+
+
+def job_url(job_id: uuid.UUID) -> str:
+    return f"/api/v1/jobs/{job_id}"
+
+
+class DocumentQueued(BaseModel):
+    id: uuid.UUID
+    status: Literal["processing"] = "processing"
+    job_url: str
+
+    @classmethod
+    def of(cls, queued: Queued) -> DocumentQueued:
+        return cls(id=queued.document_id, job_url=job_url(queued.job_id))
+
+
+class JobOut(BaseModel):
+    id: uuid.UUID
+    document_id: uuid.UUID | None
+    """None once a failure has removed the document."""
+    status: Literal["processing", "ready", "failed"]
+    page_count: int
+    pages_done: int
+    chunks_done: int
+    error: str | None
+
+    @classmethod
+    def of(cls, job: IngestJob) -> JobOut:
+        return cls.model_validate(job, from_attributes=True)

@@ -1,0 +1,83 @@
+"""The CLI against the test database, and against a live service over real HTTP."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pymupdf
+import pytest
+import uvicorn
+
+from app.config import get_settings
+from app.main import create_app
+from app.runtime import Runtime
+from tests.conftest import fresh_database
+
+
+def make_text_pdf(title: str, pages: int) -> bytes:
+    document = pymupdf.open()
+    for number in range(1, pages + 1):
+        page = document.new_page()
+        text = (
+            f"{title}, page {number}. Citation locking ties every claim to the page it came "
+            f"from, so a reader can open page {number} and see the very lines quoted."
+        )
+        page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
+    pdf: bytes = document.tobytes()
+    document.close()
+    return pdf
+
+
+@pytest.fixture
+def pdf_folder(tmp_path: Path) -> Path:
+    """A folder with two PDFs (one in a subfolder), a copy of one, and a file that is no PDF."""
+    folder = tmp_path / "papers"
+    (folder / "nested").mkdir(parents=True)
+    (folder / "alpha.pdf").write_bytes(make_text_pdf("Alpha", 3))
+    (folder / "nested" / "beta.pdf").write_bytes(make_text_pdf("Beta", 2))
+    (folder / "nested" / "alpha-copy.pdf").write_bytes((folder / "alpha.pdf").read_bytes())
+    (folder / "notes.txt").write_text("not a PDF")
+    return folder
+
+
+@pytest.fixture
+def cli_database(server_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """Points the CLI's settings at an empty database of its own."""
+    url = fresh_database(server_url, "citelock_cli")
+    monkeypatch.setenv("DATABASE_URL", url)
+    monkeypatch.setenv("CITELOCK_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    yield url
+    get_settings.cache_clear()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def service_runtime(open_test_runtime: Callable[[str], Runtime]) -> Runtime:
+    return open_test_runtime("citelock_cli_service")
+
+
+@pytest.fixture
+def live_service(service_runtime: Runtime) -> Iterator[str]:
+    """Returns the URL of the service running on a real socket in a thread."""
+    runtime = service_runtime
+    port = free_port()
+    app = create_app(runtime.settings, runtime=runtime)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError("the live service did not start")
+        threading.Event().wait(0.05)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join()

@@ -1,0 +1,88 @@
+"""`citelock ingest` and `citelock documents`, into the database and through a live service."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from typer.testing import CliRunner
+
+from app.cli import app
+from app.config import get_settings
+
+runner = CliRunner()
+
+
+def json_lines(output: str) -> list[dict[str, object]]:
+    return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
+
+
+def test_ingest_folder_recursively_then_skip_what_is_stored(
+    cli_database: str, pdf_folder: Path
+) -> None:
+    first = runner.invoke(app, ["ingest", str(pdf_folder), "--collection", "papers", "--json"])
+    assert first.exit_code == 0, first.output
+    reports = {Path(str(r["path"])).name: r for r in json_lines(first.stdout)}
+    assert set(reports) == {"alpha.pdf", "alpha-copy.pdf", "beta.pdf"}
+    assert reports["alpha.pdf"]["outcome"] == "created"
+    assert reports["alpha.pdf"]["pages"] == 3
+    assert reports["beta.pdf"]["outcome"] == "created"
+    # The same bytes under another name: found by sha256 before parsing.
+    assert reports["alpha-copy.pdf"]["outcome"] == "skipped"
+    assert "2 ingested" in first.stderr
+    assert "pages/s" in first.stderr
+
+    again = runner.invoke(app, ["ingest", str(pdf_folder), "--collection", "papers", "--json"])
+    assert again.exit_code == 0, again.output
+    assert [r["outcome"] for r in json_lines(again.stdout)] == ["skipped"] * 3
+
+    listed = runner.invoke(app, ["documents", "--collection", "papers", "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert sorted(str(d["filename"]) for d in json_lines(listed.stdout)) == [
+        "alpha.pdf",
+        "beta.pdf",
+    ]
+
+
+def test_ingest_reports_a_bad_file_and_exits_nonzero(cli_database: str, tmp_path: Path) -> None:
+    bad = tmp_path / "broken.pdf"
+    bad.write_bytes(b"%PDF-1.7\nthis is not really a PDF")
+    result = runner.invoke(app, ["ingest", str(bad), "--json"])
+    assert result.exit_code == 1
+    [report] = json_lines(result.stdout)
+    assert report["outcome"] == "failed"
+    assert report["error"] == "corrupt_pdf"
+
+
+def test_ingest_and_list_through_a_running_service(live_service: str, pdf_folder: Path) -> None:
+    args = ["--url", live_service]
+    first = runner.invoke(app, ["ingest", str(pdf_folder), "--collection", "web", "--json", *args])
+    assert first.exit_code == 0, first.output
+    outcomes = sorted(str(r["outcome"]) for r in json_lines(first.stdout))
+    assert outcomes == ["created", "created", "skipped"]
+    again = runner.invoke(app, ["ingest", str(pdf_folder), "--collection", "web", "--json", *args])
+    assert [r["outcome"] for r in json_lines(again.stdout)] == ["skipped"] * 3
+    listed = runner.invoke(app, ["documents", "--collection", "web", *args])
+    assert listed.exit_code == 0, listed.output
+    assert "alpha.pdf" in listed.stdout
+    assert "beta.pdf" in listed.stdout
+
+
+def test_a_long_pdf_is_ingested_by_page_batches_with_its_job(
+    cli_database: str, pdf_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BACKGROUND_PAGE_THRESHOLD", "2")
+    monkeypatch.setenv("INGEST_BATCH_PAGES", "1")
+    get_settings.cache_clear()
+    result = runner.invoke(app, ["ingest", str(pdf_folder / "alpha.pdf"), "--json"])
+    assert result.exit_code == 0, result.output
+    [report] = json_lines(result.stdout)
+    assert report["outcome"] == "created"
+    assert report["pages"] == 3
+    engine = sa.create_engine(cli_database)
+    with engine.connect() as connection:
+        job = connection.execute(sa.text("SELECT status, pages_done FROM ingest_jobs")).one()
+    engine.dispose()
+    assert tuple(job) == ("ready", 3)
