@@ -81,7 +81,7 @@ class Settings(BaseSettings):
     synthesis: Synthesis = Synthesis.extractive
     llm_base_url: str = ""
     llm_model: str = ""
-    llm_api_key: str = ""
+    llm_api_key: SecretStr = SecretStr("")
     llm_timeout: float = Field(default=30.0, gt=0, le=600)
     log_level: str = "INFO"
     log_format: Literal["json", "text"] = "json"

@@ -146,7 +146,7 @@ def write_answer(
         chat = ChatModel(
             base_url=settings.llm_base_url,
             model=settings.llm_model,
-            api_key=settings.llm_api_key,
+            api_key=settings.llm_api_key.get_secret_value(),
             timeout=settings.llm_timeout,
         )
         try:

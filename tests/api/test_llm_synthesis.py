@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from pydantic import SecretStr
 
 from app.config import Synthesis
 from app.runtime import Runtime
@@ -105,7 +106,7 @@ def llm_client(runtime: Runtime, url: str, **settings: Any) -> TestClient:
             "synthesis": Synthesis.llm,
             "llm_base_url": url,
             "llm_model": "test-model",
-            "llm_api_key": "secret-key",
+            "llm_api_key": SecretStr("secret-key"),
             "llm_timeout": 10.0,
             **settings,
         }
