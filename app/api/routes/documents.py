@@ -8,7 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
 from app.api.deps import RuntimeDep, SessionDep
-from app.api.schemas import ChunkOut, DocumentForm, DocumentList, DocumentOut
+from app.api.problems import problem_responses
+from app.api.schemas import PAGE_NUMBER_MAX, ChunkOut, DocumentForm, DocumentList, DocumentOut
 from app.db import documents
 from app.ingest.pdf import render_page_png
 from app.ingest.pipeline import DocumentMeta
@@ -21,7 +22,10 @@ router = APIRouter(prefix="/documents", tags=["documents"])
 @router.post(
     "",
     status_code=status.HTTP_201_CREATED,
-    responses={200: {"model": DocumentOut, "description": "Same bytes already in the collection"}},
+    responses={
+        200: {"model": DocumentOut, "description": "Same bytes already in the collection"},
+        **problem_responses(413, 415),
+    },
 )
 def upload_document(
     file: Annotated[UploadFile, File(description="The PDF")],
@@ -41,7 +45,7 @@ def list_documents(
     session: SessionDep,
     collection: str | None = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=PAGE_NUMBER_MAX)] = 0,
 ) -> DocumentList:
     found, count = documents.list_documents(
         session=session, collection=collection, limit=limit, offset=offset
