@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     annotation_cap: int = Field(default=5, ge=0, le=100)
 
     max_upload_bytes: int = Field(default=100 * 1024 * 1024, ge=1024)
+    max_pages: int = Field(default=2000, ge=1)
+    ingest_timeout_seconds: float = Field(default=600.0, gt=0)
     enable_highlights: bool = True
     log_level: str = "INFO"
 

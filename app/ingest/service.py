@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import BinaryIO
 
+from app.ingest.limits import IngestLimits
 from app.ingest.pipeline import ChunkingParams, DocumentMeta, IngestResult, ingest_pdf
 from app.ingest.uploads import spooled_upload
 from app.runtime import Runtime
@@ -25,6 +26,10 @@ def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestRe
         sessions=runtime.sessions,
         embedder=runtime.embedder,
         chunking=chunking_params(runtime),
+        limits=IngestLimits(
+            max_pages=runtime.settings.max_pages,
+            timeout_seconds=runtime.settings.ingest_timeout_seconds,
+        ),
     )
 
 
