@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.runtime import Runtime
-from tests.api.conftest import client_for
+from tests.api.conftest import client_for, make_pdf
 
 
 @pytest.fixture(scope="session")
@@ -28,3 +28,8 @@ def runtime(robust_runtime: Runtime) -> Iterator[Runtime]:
 def client(runtime: Runtime) -> Iterator[TestClient]:
     with client_for(runtime) as test_client:
         yield test_client
+
+
+@pytest.fixture(scope="session")
+def sample_pdf() -> bytes:
+    return make_pdf()

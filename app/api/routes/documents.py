@@ -9,7 +9,14 @@ from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
 from app.api.deps import RuntimeDep, SessionDep
 from app.api.problems import problem_responses
-from app.api.schemas import PAGE_NUMBER_MAX, ChunkOut, DocumentForm, DocumentList, DocumentOut
+from app.api.schemas import (
+    PAGE_NUMBER_MAX,
+    ChunkOut,
+    DocumentForm,
+    DocumentList,
+    DocumentOut,
+    UserText,
+)
 from app.db import documents
 from app.ingest.pdf import render_page_png
 from app.ingest.pipeline import DocumentMeta
@@ -43,7 +50,7 @@ def upload_document(
 @router.get("")
 def list_documents(
     session: SessionDep,
-    collection: str | None = None,
+    collection: Annotated[UserText | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=PAGE_NUMBER_MAX)] = 0,
 ) -> DocumentList:
