@@ -119,12 +119,8 @@ def extract_document(
     """
     if max_pages is not None:
         check_page_count(_page_count(doc), max_pages)
-    pages = []
     try:
-        for page in doc.pages():
-            if deadline is not None:
-                deadline.check(f"reading page {page.number + 1}")
-            pages.append(extract_page(page))
+        pages = _extract_pages(doc, deadline)
     except _MUPDF_ERRORS as exc:
         raise CorruptPdf(f"the PDF's content cannot be read: {exc}") from exc
     try:
@@ -138,6 +134,17 @@ def extract_document(
         title=title.strip() or None,
         annotations=read_annotations(doc, deadline=deadline),
     )
+
+
+def _extract_pages(doc: pymupdf.Document, deadline: Deadline | None) -> list[PageText]:
+    # A function of its own so that no page object outlives it: reading the annotations
+    # later reloads pages, which PyMuPDF refuses while another reference holds one.
+    pages = []
+    for page in doc.pages():
+        if deadline is not None:
+            deadline.check(f"reading page {page.number + 1}")
+        pages.append(extract_page(page))
+    return pages
 
 
 def extract_page(page: pymupdf.Page) -> PageText:
