@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.ingest.limits import IngestLimits
 from app.ingest.pipeline import ChunkingParams, DocumentMeta, IngestResult, ingest_pdf
 from app.metrics import record_ingestion
 from app.runtime import Runtime
@@ -24,6 +25,10 @@ def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestRe
         sessions=runtime.sessions,
         embedder=runtime.embedder,
         chunking=chunking_params(runtime),
+        limits=IngestLimits(
+            max_pages=runtime.settings.max_pages,
+            timeout_seconds=runtime.settings.ingest_timeout_seconds,
+        ),
     )
     if result.created:
         record_ingestion(pages=result.document.page_count)
