@@ -18,6 +18,13 @@ def chunking_params(runtime: Runtime) -> ChunkingParams:
     )
 
 
+def ingest_limits(runtime: Runtime) -> IngestLimits:
+    return IngestLimits(
+        max_pages=runtime.settings.max_pages,
+        timeout_seconds=runtime.settings.ingest_timeout_seconds,
+    )
+
+
 def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestResult:
     result = ingest_pdf(
         path,
@@ -25,10 +32,7 @@ def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestRe
         sessions=runtime.sessions,
         embedder=runtime.embedder,
         chunking=chunking_params(runtime),
-        limits=IngestLimits(
-            max_pages=runtime.settings.max_pages,
-            timeout_seconds=runtime.settings.ingest_timeout_seconds,
-        ),
+        limits=ingest_limits(runtime),
     )
     if result.created:
         record_ingestion(pages=result.document.page_count)
