@@ -176,9 +176,11 @@ def test_viewer_marks_every_cited_line(client: TestClient, sample_pdf: bytes) ->
     total_rects = sum(len(item["rects"]) for item in body["highlighted_sources"])
     assert html.count('class="line-mark"') == total_rects > 0
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing off the service
-    for item in body["highlighted_sources"]:
-        assert f'src="documents/{document_id}/pages/{item["page_number"]}.png' in html
-        assert 'href="#page-' in html
+    cited_pages = {
+        (item["document_id"], item["page_number"]) for item in body["highlighted_sources"]
+    }
+    assert html.count('src="data:image/png;base64,') == len(cited_pages)
+    assert 'href="#page-' in html
     assert f"documents/{document_id}/annotated.pdf?response_id={body['response_id']}" in html
 
 
