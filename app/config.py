@@ -75,6 +75,8 @@ class Settings(BaseSettings):
     worker_heartbeat_seconds: float = Field(default=10.0, gt=0)
     worker_stalled_seconds: float = Field(default=30.0, gt=0)
     worker_poll_seconds: float = Field(default=2.0, gt=0)
+    max_pages: int = Field(default=2000, ge=1)
+    ingest_timeout_seconds: float = Field(default=600.0, gt=0)
     enable_highlights: bool = True
     response_ttl_seconds: int = Field(default=7 * 24 * 3600, ge=1)
 

@@ -10,6 +10,8 @@ CitelockError
  |    +-- NoPages              422 no_pages
  |    +-- NoTextLayer          422 no_text_layer
  |    +-- NotSameDocument      422 not_same_document
+ |    +-- TooManyPages         413 too_many_pages
+ |    +-- IngestTimeout        422 ingest_timeout
  +-- NotFound                 404 not_found
  |    +-- DocumentNotFound     404 document_not_found
  |    +-- PageNotFound         404 page_not_found
@@ -93,6 +95,21 @@ class NotSameDocument(InvalidUpload):
 
     code = "not_same_document"
     title = "Not the same document"
+
+
+class TooManyPages(InvalidUpload):
+    """More pages than MAX_PAGES: refused before any page is read."""
+
+    status = 413
+    code = "too_many_pages"
+    title = "Too many pages"
+
+
+class IngestTimeout(InvalidUpload):
+    """The PDF took longer than INGEST_TIMEOUT_SECONDS to read, chunk and embed."""
+
+    code = "ingest_timeout"
+    title = "PDF took too long to process"
 
 
 class NotFound(CitelockError):

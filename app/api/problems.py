@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from app import metrics
 from app.api.request_id import current_request_id
@@ -19,6 +22,29 @@ logger = logging.getLogger(__name__)
 
 PROBLEM_JSON = "application/problem+json"
 
+
+class Problem(BaseModel):
+    """The body of every error (RFC 9457), with citelock's stable machine `code`."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    code: str
+    request_id: str | None = None
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """Returns the OpenAPI `responses` entries of these error statuses, as problem+json."""
+    content = {PROBLEM_JSON: {"schema": Problem.model_json_schema()}}
+    return {
+        status: {"description": HTTPStatus(status).phrase, "content": content}
+        for status in statuses
+    }
+
+
 HTTP_STATUS_CODES = {
     404: "not_found",
     405: "method_not_allowed",
@@ -27,7 +53,13 @@ HTTP_STATUS_CODES = {
 
 
 def problem(
-    status: int, code: str, detail: str, *, title: str | None = None, **extra: Any
+    status: int,
+    code: str,
+    detail: str,
+    *,
+    title: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    **extra: Any,
 ) -> JSONResponse:
     metrics.ERRORS.labels(code).inc()
     body = {
@@ -39,7 +71,7 @@ def problem(
         "request_id": current_request_id.get(),
         **extra,
     }
-    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON)
+    return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
 def validation_code(request: Request) -> str:
@@ -64,10 +96,31 @@ async def handle_validation_error(request: Request, exc: Exception) -> JSONRespo
     return problem(422, validation_code(request), detail, errors=errors)
 
 
-async def handle_http_exception(_request: Request, exc: Exception) -> JSONResponse:
+async def handle_http_exception(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 400:
+        # FastAPI's only 400 is a body it could not parse (not UTF-8, broken JSON or
+        # multipart): bad input, which the contract answers with 422 and the route's code.
+        return problem(422, validation_code(request), str(exc.detail))
     code = HTTP_STATUS_CODES.get(exc.status_code, "http_error")
-    return problem(exc.status_code, code, str(exc.detail))
+    headers = dict(exc.headers or {})
+    if exc.status_code == 405:
+        headers["Allow"] = ", ".join(allowed_methods(request))
+    return problem(exc.status_code, code, str(exc.detail), headers=headers)
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Returns every method some route serves at this path.
+
+    Starlette's own `Allow` names only the first route matching the path, yet a path such
+    as /documents/{id} has one route per method.
+    """
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        match, _ = route.matches(request.scope)
+        if match != Match.NONE:
+            methods.update(getattr(route, "methods", None) or ())
+    return sorted(methods)
 
 
 async def handle_unexpected(_request: Request, exc: Exception) -> JSONResponse:

@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
 
 from app.db.annotations import StoredAnnotation
 from app.db.models import Chunk, Document
@@ -21,6 +21,14 @@ def refuse_nul(value: str) -> str:
 
 UserText = Annotated[str, AfterValidator(refuse_nul)]
 """A string from the caller, as it may be stored or sent to SQL."""
+
+# JSON bodies take numbers and booleans only as themselves (StrictInt, StrictBool): "5" or 0
+# for a boolean would be a client's bug that the schema promises to refuse, not to guess at.
+
+PAGE_NUMBER_MAX = 2**31 - 1
+"""Page numbers are PostgreSQL integers: a larger one would fail in SQL, not as a 422."""
+
+PageNumber = Annotated[StrictInt, Field(ge=1, le=PAGE_NUMBER_MAX)]
 
 
 class DocumentForm(BaseModel):
@@ -111,9 +119,9 @@ class QueryFilters(BaseModel):
     section: UserText | None = Field(default=None, max_length=1000)
     language: UserText | None = Field(default=None, max_length=20)
     version: UserText | None = Field(default=None, max_length=50)
-    page_start: int | None = Field(default=None, ge=1)
-    page_end: int | None = Field(default=None, ge=1)
-    is_my_copy: bool | None = None
+    page_start: PageNumber | None = None
+    page_end: PageNumber | None = None
+    is_my_copy: StrictBool | None = None
 
 
 class SelectedText(BaseModel):
@@ -129,8 +137,8 @@ class SelectedText(BaseModel):
 
     text: UserText = Field(max_length=5000)
     document_id: uuid.UUID | None = None
-    start_page: int | None = None
-    end_page: int | None = None
+    start_page: Annotated[StrictInt, Field(le=PAGE_NUMBER_MAX)] | None = None
+    end_page: Annotated[StrictInt, Field(le=PAGE_NUMBER_MAX)] | None = None
     chapter: UserText | None = Field(default=None, max_length=1000)
 
 
@@ -138,11 +146,11 @@ class QueryRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
 
     query: UserText = Field(min_length=1, max_length=1000)
-    top_k: int = Field(default=5, ge=1, le=20)
+    top_k: StrictInt = Field(default=5, ge=1, le=20)
     """5 in standard mode, 3 in selection mode, unless given."""
     selected_text: SelectedText | None = None
     filters: QueryFilters = Field(default_factory=QueryFilters)
-    use_annotations: bool | None = None
+    use_annotations: StrictBool | None = None
     search: Literal["hybrid", "vector"] | None = None
 
 
@@ -229,7 +237,7 @@ class AnnotationCreate(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    page: int = Field(ge=1)
+    page: PageNumber
     text: UserText = Field(min_length=1, max_length=5000)
     comment: UserText = Field(default="", max_length=10000)
 

@@ -1,13 +1,15 @@
 """The evidence viewer: one HTML page, each cited page rendered with its cited lines marked.
 
-Self-contained for an offline machine: inline CSS, no script, images from the service's own
-page route. Marks are placed in percentages of the page, so they stay on their lines at any
-rendered size. All text (answers and PDF text are user content) goes through Jinja2's
-autoescaping.
+Self-contained: inline CSS, no script, and each page's image inside the page as a data: URI.
+So it opens whole from one request on an offline machine, and a frontend that fetches it with
+its API key can show it (an <img> pointing at the page route would not send the key). Marks
+are placed in percentages of the page, so they stay on their lines at any rendered size. All
+text (answers and PDF text are user content) goes through Jinja2's autoescaping.
 """
 
 from __future__ import annotations
 
+import base64
 import uuid
 from dataclasses import dataclass, field
 
@@ -16,7 +18,8 @@ from sqlalchemy.orm import Session
 
 from app.api.response_service import stored_response
 from app.api.schemas import HighlightedSource
-from app.db.documents import page_sizes
+from app.db.documents import document_file, page_sizes
+from app.ingest.pdf import render_page_png
 
 PAGE_SCALE = 2.0
 """The rendered page's pixels per point: sharp on high-density screens, still small."""
@@ -56,6 +59,8 @@ class ViewedPage:
     page_number: int
     size: tuple[float, float] | None
     """Width and height in points; None when the document is no longer stored."""
+    image: str = ""
+    """The page rendered at PAGE_SCALE, as a data: URI; empty when it is no longer stored."""
     marks: list[Mark] = field(default_factory=list)
     excerpts: list[Excerpt] = field(default_factory=list)
 
@@ -68,14 +73,13 @@ def render_viewer(*, session: Session, response_id: uuid.UUID) -> str:
     """Returns the viewer's HTML for a stored response."""
     response = stored_response(session=session, response_id=response_id)
     pages = viewed_pages(session, response.highlighted_sources or [])
-    return TEMPLATES.get_template("viewer.html").render(
-        response=response, pages=pages, scale=PAGE_SCALE
-    )
+    return TEMPLATES.get_template("viewer.html").render(response=response, pages=pages)
 
 
 def viewed_pages(session: Session, items: list[HighlightedSource]) -> list[ViewedPage]:
     """Returns the cited pages in the order first cited, each with all its marks and quotes."""
     sizes = page_sizes(session=session, pages={(i.document_id, i.page_number) for i in items})
+    pdfs: dict[uuid.UUID, bytes] = {}
     pages: dict[tuple[uuid.UUID, int], ViewedPage] = {}
     for item in items:
         key = (item.document_id, item.page_number)
@@ -87,12 +91,23 @@ def viewed_pages(session: Session, items: list[HighlightedSource]) -> list[Viewe
                 page_number=item.page_number,
                 size=sizes.get(key),
             )
+            if key in sizes:
+                if item.document_id not in pdfs:
+                    pdfs[item.document_id] = document_file(
+                        session=session, document_id=item.document_id
+                    )
+                pages[key].image = page_image(pdfs[item.document_id], item.page_number)
         page = pages[key]
         spans = item.highlight_spans
         page.excerpts += [excerpt(item.text_snippet, start, end) for start, end in spans]
         if page.size is not None:
             page.marks += [mark(rect, page.size) for rect in item.rects]
     return list(pages.values())
+
+
+def page_image(pdf: bytes, page_number: int) -> str:
+    png = render_page_png(pdf, page_number, PAGE_SCALE)
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def mark(rect: tuple[float, float, float, float], size: tuple[float, float]) -> Mark:

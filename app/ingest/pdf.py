@@ -26,6 +26,7 @@ from app.errors import (
     PageNotFound,
 )
 from app.ingest.layout import Fragment, reading_order
+from app.ingest.limits import Deadline, check_page_count
 from app.ingest.pagetext import compose_text, make_fragment
 from app.ingest.records import ExtractedDocument, PageText, PdfAnnotation, Rect, TocEntry
 
@@ -115,10 +116,18 @@ def _page_count(doc: pymupdf.Document) -> int:
         raise CorruptPdf(f"the PDF's page tree cannot be read: {exc}") from exc
 
 
-def extract_document(doc: pymupdf.Document) -> ExtractedDocument:
-    """Returns every page's text (numbered from 1), the outline and the metadata title."""
+def extract_document(
+    doc: pymupdf.Document, *, max_pages: int | None = None, deadline: Deadline | None = None
+) -> ExtractedDocument:
+    """Returns every page's text (numbered from 1), the outline and the metadata title.
+
+    Raises TooManyPages past `max_pages` before reading any page, and IngestTimeout when
+    `deadline` passes between two pages.
+    """
+    if max_pages is not None:
+        check_page_count(_page_count(doc), max_pages)
     try:
-        pages = [extract_page(page) for page in doc.pages()]
+        pages = _extract_pages(doc, deadline)
     except _MUPDF_ERRORS as exc:
         raise CorruptPdf(f"the PDF's content cannot be read: {exc}") from exc
     try:
@@ -127,8 +136,22 @@ def extract_document(doc: pymupdf.Document) -> ExtractedDocument:
         toc = []  # a broken outline costs the chapter titles, not the document
     title = (doc.metadata or {}).get("title") or ""
     return ExtractedDocument(
-        pages=pages, toc=toc, title=title.strip() or None, annotations=read_annotations(doc)
+        pages=pages,
+        toc=toc,
+        title=title.strip() or None,
+        annotations=read_annotations(doc, deadline=deadline),
     )
+
+
+def _extract_pages(doc: pymupdf.Document, deadline: Deadline | None) -> list[PageText]:
+    # A function of its own so that no page object outlives it: reading the annotations
+    # later reloads pages, which PyMuPDF refuses while another reference holds one.
+    pages = []
+    for page in doc.pages():
+        if deadline is not None:
+            deadline.check(f"reading page {page.number + 1}")
+        pages.append(extract_page(page))
+    return pages
 
 
 def extract_page(page: pymupdf.Page) -> PageText:
@@ -181,7 +204,9 @@ def _fragments(
     return upright, rotated
 
 
-def read_annotations(doc: pymupdf.Document) -> list[PdfAnnotation]:
+def read_annotations(
+    doc: pymupdf.Document, *, deadline: Deadline | None = None
+) -> list[PdfAnnotation]:
     """Returns the annotations of every page, in the order of each page's /Annots.
 
     A page whose annotations cannot be read loses them, never the document: they are the
@@ -189,6 +214,8 @@ def read_annotations(doc: pymupdf.Document) -> list[PdfAnnotation]:
     """
     found: list[PdfAnnotation] = []
     for page in doc.pages():
+        if deadline is not None:
+            deadline.check(f"reading the annotations of page {page.number + 1}")
         try:
             found.extend(_page_annotations(doc, page))
         except _MUPDF_ERRORS:

@@ -23,12 +23,15 @@ from app.ingest.chunking import chunk_pages
 from app.ingest.flags import flag_chunks
 from app.ingest.furniture import find_furniture
 from app.ingest.geometry import line_rects, union_rect
+from app.ingest.limits import Deadline, IngestLimits
 from app.ingest.pdf import check_text_layer, extract_document, open_pdf
 from app.ingest.records import ChunkDraft, ExtractedDocument, PageText
 from app.ingest.references import reference_sections
 from app.retrieval.embedder import Embedder, embed_texts
 
 READ_BLOCK = 1 << 20
+EMBED_GROUP = 512
+"""Chunks embedded between two deadline checks: a few seconds of work on one core."""
 
 
 @dataclass(frozen=True)
@@ -90,14 +93,16 @@ def find_document(session: Session, *, collection: str, sha256: str) -> Document
     ).one_or_none()
 
 
-def read_pdf(path: Path, password: str | None) -> ExtractedDocument:
+def read_pdf(
+    path: Path, password: str | None, *, limits: IngestLimits, deadline: Deadline
+) -> ExtractedDocument:
     """Returns the document's pages and outline; raises the upload errors for unusable files.
 
     A PDF without a text layer is refused unless it carries the reader's annotations: those
     are the reader's own work, kept and listed, though no passage of it can be retrieved.
     """
     with open_pdf(path, password) as pdf:
-        extracted = extract_document(pdf)
+        extracted = extract_document(pdf, max_pages=limits.max_pages, deadline=deadline)
     if not extracted.annotations:
         check_text_layer(extracted.pages)
     return extracted
@@ -127,13 +132,16 @@ def ingest_pdf(
     sessions: sessionmaker[Session],
     embedder: Embedder,
     chunking: ChunkingParams,
+    limits: IngestLimits,
 ) -> IngestResult:
     """Returns the stored document, new or (same bytes in the same collection) the existing one.
 
     The reader's annotations in the PDF are stored with it, each linked to the chunks it
     lies on. Nothing is written until every stage has succeeded, and then everything is
-    written in one transaction: a failure at any point leaves no row behind.
+    written in one transaction: a failure at any point leaves no row behind. A PDF over
+    `limits.max_pages`, or still unprocessed after `limits.timeout_seconds`, is refused.
     """
+    deadline = Deadline(limits.timeout_seconds)
     sha256 = file_sha256(path)
     with sessions() as session:
         existing = find_document(session, collection=meta.collection, sha256=sha256)
@@ -142,11 +150,12 @@ def ingest_pdf(
 
     timings = StageTimings()
     with timings.measure("extract"):
-        extracted = read_pdf(path, meta.password)
+        extracted = read_pdf(path, meta.password, limits=limits, deadline=deadline)
     with timings.measure("chunk"):
         drafts = draft_chunks(extracted, chunking)
     with timings.measure("embed"):
-        vectors = embed_texts(embedder, [draft.content for draft in drafts])
+        vectors = embed_drafts(embedder, drafts, deadline)
+    deadline.check("storing")
     with timings.measure("store"):
         try:
             document = store_document(
@@ -166,6 +175,21 @@ def ingest_pdf(
                 raise
             return IngestResult(winner, created=False, timings=timings)
     return IngestResult(document, created=True, timings=timings)
+
+
+def embed_drafts(
+    embedder: Embedder, drafts: list[ChunkDraft], deadline: Deadline
+) -> npt.NDArray[np.float32]:
+    """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline checked
+    before each group."""
+    texts = [draft.content for draft in drafts]
+    groups = []
+    for start in range(0, len(texts), EMBED_GROUP):
+        deadline.check(f"embedding chunk {start + 1} of {len(texts)}")
+        groups.append(embed_texts(embedder, texts[start : start + EMBED_GROUP]))
+    if not groups:
+        return np.empty((0, embedder.dim), dtype=np.float32)
+    return np.concatenate(groups)
 
 
 def store_document(

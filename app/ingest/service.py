@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.ingest.limits import IngestLimits
 from app.ingest.pipeline import ChunkingParams, DocumentMeta, IngestResult, ingest_pdf
 from app.metrics import record_ingestion
 from app.runtime import Runtime
@@ -17,6 +18,13 @@ def chunking_params(runtime: Runtime) -> ChunkingParams:
     )
 
 
+def ingest_limits(runtime: Runtime) -> IngestLimits:
+    return IngestLimits(
+        max_pages=runtime.settings.max_pages,
+        timeout_seconds=runtime.settings.ingest_timeout_seconds,
+    )
+
+
 def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestResult:
     result = ingest_pdf(
         path,
@@ -24,6 +32,7 @@ def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestRe
         sessions=runtime.sessions,
         embedder=runtime.embedder,
         chunking=chunking_params(runtime),
+        limits=ingest_limits(runtime),
     )
     if result.created:
         record_ingestion(pages=result.document.page_count)

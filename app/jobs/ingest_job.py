@@ -25,9 +25,10 @@ from app.db.annotations import store_marks
 from app.db.models import Chunk, Document, DocumentFile, Page
 from app.errors import CitelockError
 from app.ingest.annotations import locate_marks
+from app.ingest.limits import Deadline, IngestLimits
 from app.ingest.pipeline import chunk_row, describe_contents, draft_chunks, page_row, read_pdf
 from app.ingest.records import ChunkDraft, ExtractedDocument
-from app.ingest.service import chunking_params
+from app.ingest.service import chunking_params, ingest_limits
 from app.ingest.uploads import spooled_upload
 from app.jobs.models import IngestJob
 from app.retrieval.embedder import embed_texts
@@ -152,7 +153,10 @@ def ingest_document(
     job's progress, and marks the document ready in the last one."""
     sessions = runtime.sessions
     extracted = read_stored_pdf(
-        sessions, document_id, uploads=runtime.settings.citelock_data_dir / "uploads"
+        sessions,
+        document_id,
+        uploads=runtime.settings.citelock_data_dir / "uploads",
+        limits=ingest_limits(runtime),
     )
     drafts = draft_chunks(extracted, chunking_params(runtime))
     batch_pages = runtime.settings.ingest_batch_pages
@@ -191,17 +195,23 @@ def ingest_document(
 
 
 def read_stored_pdf(
-    sessions: sessionmaker[Session], document_id: uuid.UUID, *, uploads: Path
+    sessions: sessionmaker[Session],
+    document_id: uuid.UUID,
+    *,
+    uploads: Path,
+    limits: IngestLimits,
 ) -> ExtractedDocument:
     """Returns the pages and outline of the document's stored PDF; its bytes are let go on
-    return, not held through the ingestion."""
+    return, not held through the ingestion. The page limit and the time limit apply to this
+    reading; the batches after it are the queue's to pace (a worker that stalls is noticed
+    by its heartbeat)."""
     with sessions() as session:
         content = session.scalar(
             select(DocumentFile.content).where(DocumentFile.document_id == document_id)
         )
     assert content is not None
     with spooled_upload(io.BytesIO(content), directory=uploads, max_bytes=len(content)) as path:
-        return read_pdf(path, None)
+        return read_pdf(path, None, limits=limits, deadline=Deadline(limits.timeout_seconds))
 
 
 def store_batch(

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 
-import pymupdf
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
@@ -14,6 +13,7 @@ from app.ingest.pipeline import DocumentMeta
 from app.ingest.service import ingest_file
 from app.main import create_app
 from app.runtime import Runtime
+from tests.generated_pdfs import text_pdf
 from tests.shared_corpus import corpus_path
 
 
@@ -72,15 +72,10 @@ HEADINGS = ["Why citations matter", "How the pieces fit together"]
 
 def make_pdf() -> bytes:
     """Returns a two-page text PDF, a heading and a few paragraphs a page, with an outline."""
-    document = pymupdf.open()
-    for heading in HEADINGS:
-        page = document.new_page()
-        text = heading + "\n\n" + "\n\n".join(PARAGRAPHS)
-        page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
-    document.set_toc([[1, heading, number] for number, heading in enumerate(HEADINGS, 1)])
-    pdf: bytes = document.tobytes()
-    document.close()
-    return pdf
+    return text_pdf(
+        (heading + "\n\n" + "\n\n".join(PARAGRAPHS) for heading in HEADINGS),
+        toc=[[1, heading, number] for number, heading in enumerate(HEADINGS, 1)],
+    )
 
 
 @pytest.fixture(scope="session")

@@ -17,6 +17,7 @@ from app.runtime import Runtime
 from tests.api.conftest import client_for
 from tests.api.test_answer import QUERY, ask
 from tests.api.test_documents import upload
+from tests.generated_pdfs import text_pdf
 
 
 def stored_rows(runtime: Runtime) -> list[tuple[uuid.UUID, str]]:
@@ -176,24 +177,22 @@ def test_viewer_marks_every_cited_line(client: TestClient, sample_pdf: bytes) ->
     total_rects = sum(len(item["rects"]) for item in body["highlighted_sources"])
     assert html.count('class="line-mark"') == total_rects > 0
     assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)  # nothing off the service
-    for item in body["highlighted_sources"]:
-        assert f'src="documents/{document_id}/pages/{item["page_number"]}.png' in html
-        assert 'href="#page-' in html
+    cited_pages = {
+        (item["document_id"], item["page_number"]) for item in body["highlighted_sources"]
+    }
+    assert html.count('src="data:image/png;base64,') == len(cited_pages)
+    assert 'href="#page-' in html
     assert f"documents/{document_id}/annotated.pdf?response_id={body['response_id']}" in html
 
 
 def hostile_pdf() -> bytes:
     """Returns a one-page PDF whose text is markup, as a hostile or careless author writes."""
-    document = pymupdf.open()
-    page = document.new_page()
-    text = (
-        "Tracing compilers speed up hot loops <script>alert('x')</script> by recording them. "
-        "The recorded loops become fast native code & run again."
+    return text_pdf(
+        [
+            "Tracing compilers speed up hot loops <script>alert('x')</script> by recording "
+            "them. The recorded loops become fast native code & run again."
+        ]
     )
-    page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
-    pdf: bytes = document.tobytes()
-    document.close()
-    return pdf
 
 
 def test_viewer_escapes_the_pdf_text(client: TestClient) -> None:

@@ -7,7 +7,6 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import pymupdf
 import pytest
 import uvicorn
 
@@ -15,20 +14,15 @@ from app.config import get_settings
 from app.main import create_app
 from app.runtime import Runtime
 from tests.conftest import fresh_database
+from tests.generated_pdfs import text_pdf
 
 
 def make_text_pdf(title: str, pages: int) -> bytes:
-    document = pymupdf.open()
-    for number in range(1, pages + 1):
-        page = document.new_page()
-        text = (
-            f"{title}, page {number}. Citation locking ties every claim to the page it came "
-            f"from, so a reader can open page {number} and see the very lines quoted."
-        )
-        page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
-    pdf: bytes = document.tobytes()
-    document.close()
-    return pdf
+    return text_pdf(
+        f"{title}, page {number}. Citation locking ties every claim to the page it came "
+        f"from, so a reader can open page {number} and see the very lines quoted."
+        for number in range(1, pages + 1)
+    )
 
 
 @pytest.fixture

@@ -5,13 +5,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator
 
-import pymupdf
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.runtime import Runtime
+from tests.generated_pdfs import text_pdf
 
 WORKER_SETTINGS = {
     "background_page_threshold": 0,
@@ -45,16 +45,10 @@ def jobs_client(jobs_runtime: Runtime) -> Iterator[TestClient]:
 
 def long_pdf(pages: int, *, tag: str = "") -> bytes:
     """Returns a text PDF of `pages` pages, a paragraph a page, each page's text its own."""
-    document = pymupdf.open()
-    for number in range(1, pages + 1):
-        page = document.new_page()
-        text = (
-            f"Chapter {number} {tag}. Page {number} describes how citation locking ties each "
-            f"claim to its page. The reader of page {number} can open it and see the quoted "
-            "lines. Tracing compilers record hot loops; vector search finds passages close "
-            "in meaning to a question."
-        )
-        page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
-    pdf: bytes = document.tobytes()
-    document.close()
-    return pdf
+    return text_pdf(
+        f"Chapter {number} {tag}. Page {number} describes how citation locking ties each "
+        f"claim to its page. The reader of page {number} can open it and see the quoted "
+        "lines. Tracing compilers record hot loops; vector search finds passages close "
+        "in meaning to a question."
+        for number in range(1, pages + 1)
+    )

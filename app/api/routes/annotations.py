@@ -9,6 +9,7 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, UploadFile, status
 
 from app.api.deps import RuntimeDep, SessionDep
+from app.api.problems import problem_responses
 from app.api.schemas import AnnotationCreate, AnnotationOut
 from app.db import documents
 from app.db.annotations import list_annotations
@@ -24,7 +25,7 @@ def get_annotations(document_id: uuid.UUID, session: SessionDep) -> list[Annotat
     return [AnnotationOut.of(item) for item in found]
 
 
-@router.put("")
+@router.put("", responses=problem_responses(413, 415))
 def put_annotations(
     document_id: uuid.UUID,
     file: Annotated[UploadFile, File(description="An annotated copy of the same document")],

@@ -10,8 +10,16 @@ from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
 from app.api.deps import RuntimeDep, SessionDep
 from app.api.job_schemas import DocumentQueued
+from app.api.problems import problem_responses
 from app.api.response_service import annotated_pdf
-from app.api.schemas import ChunkOut, DocumentForm, DocumentList, DocumentOut
+from app.api.schemas import (
+    PAGE_NUMBER_MAX,
+    ChunkOut,
+    DocumentForm,
+    DocumentList,
+    DocumentOut,
+    UserText,
+)
 from app.db import documents
 from app.ingest.pdf import render_page_png
 from app.ingest.pipeline import DocumentMeta
@@ -27,6 +35,7 @@ router = APIRouter(prefix="/documents", tags=["documents"])
     responses={
         200: {"model": DocumentOut, "description": "Same bytes already in the collection"},
         202: {"model": DocumentQueued, "description": "Long PDF: ingesting in the background"},
+        **problem_responses(413, 415),
     },
 )
 def upload_document(
@@ -48,9 +57,9 @@ def upload_document(
 @router.get("")
 def list_documents(
     session: SessionDep,
-    collection: str | None = None,
+    collection: Annotated[UserText | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=PAGE_NUMBER_MAX)] = 0,
 ) -> DocumentList:
     found, count = documents.list_documents(
         session=session, collection=collection, limit=limit, offset=offset

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from app.api.deps import RuntimeDep
+from app.api.problems import problem_responses
 from app.api.schemas import Health
 from app.errors import DatabaseUnavailable, EmbeddingUnavailable
 from app.runtime import database_ready, model_ready
@@ -17,7 +18,7 @@ def healthz() -> Health:
     return Health(status="ok")
 
 
-@router.get("/readyz", responses={503: {"description": "Database or model unavailable"}})
+@router.get("/readyz", responses=problem_responses(503))
 def readyz(runtime: RuntimeDep) -> Health:
     if not database_ready(runtime.engine):
         raise DatabaseUnavailable("the database does not answer")

@@ -1,0 +1,290 @@
+"""Soak: concurrent clients mixing queries and uploads against a `citelock serve` subprocess.
+
+    python bench/soak.py [--clients 32] [--duration 600] [--chunks 100000]
+        [--upload-share 0.1] [--corpus ../shared/corpus/docs] [--database-url URL]
+        [--write] [--output docs/benchmarks.md]
+
+The database is pre-filled with --chunks realistic chunks (`passage_chunks`, as bench/query.py
+loads them). Each client, with its own keep-alive connection, sends a query (a 4-9 word
+phrase of a passage, vector mode, top_k 10) or, with probability --upload-share, uploads a
+new two-page PDF of passages (into a collection of its own, so that every upload is a full
+ingestion). Reported: requests and errors (any status but 200/201, or a transport failure),
+p50/p95/p99 latency of each kind, and the server's resident memory after a warm-up, at the
+end and at its peak (sampled every second from /proc). Goals: zero errors, query p99 under
+250 ms at 100k chunks, memory growth under 10%. `--write` puts the figures in
+docs/benchmarks.md; leave it off for short trial runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import sqlalchemy as sa
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.config import Settings
+from app.retrieval.embedder import embed_texts
+from app.runtime import open_runtime
+from bench.query import DEFAULT_CORPUS, REPOSITORY, TOP_K, Server, percentiles
+from bench.report import machine_summary, write_section
+from bench.search_floor import passage_chunks, query_phrases, read_passages, store_chunks
+
+WARM_UP_QUERIES = 20
+WARM_UP_UPLOADS = 3
+"""Requests sent before the soak starts, so that the memory baseline has every code path
+(model, PyMuPDF, the ingestion stages) warm and growth means what stays behind."""
+QUERY_TEXTS = 1000
+UPLOAD_PDFS = 20
+"""Distinct PDFs the uploads cycle through, each into a new collection."""
+SAMPLE_SECONDS = 1.0
+REQUEST_TIMEOUT_S = 120.0
+GOAL_QUERY_P99_MS = 250.0
+GOAL_MEMORY_GROWTH = 0.10
+
+
+@dataclass
+class Tally:
+    """What the clients saw, shared among their threads."""
+
+    latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    errors: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def record(self, kind: str, milliseconds: float, error: str | None) -> None:
+        with self.lock:
+            self.latencies[kind].append(milliseconds)
+            if error is not None:
+                self.errors[kind].append(error)
+
+
+def resident_bytes(pid: int) -> int:
+    """Returns the resident memory of process `pid` (VmRSS in /proc)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def upload_pdfs(passages: list[str], count: int) -> list[bytes]:
+    """Returns `count` distinct two-page PDFs, each a passage a page."""
+    import pymupdf
+
+    pdfs = []
+    for number in range(count):
+        document = pymupdf.open()
+        for page_number in range(2):
+            page = document.new_page()
+            text = passages[(2 * number + page_number) % len(passages)]
+            page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
+        pdfs.append(document.tobytes())
+        document.close()
+    return pdfs
+
+
+def client_loop(
+    base_url: str,
+    seed: int,
+    until: float,
+    texts: list[str],
+    pdfs: list[bytes],
+    upload_share: float,
+    tally: Tally,
+) -> None:
+    """Sends queries and uploads until `until` (monotonic), recording each one."""
+    rng = np.random.default_rng(seed)
+    with httpx.Client(base_url=base_url, timeout=REQUEST_TIMEOUT_S) as client:
+        sent = 0
+        while time.monotonic() < until:
+            sent += 1
+            kwargs: dict[str, Any]
+            if rng.random() < upload_share:
+                kind, path = "upload", "/api/v1/documents"
+                pdf = pdfs[int(rng.integers(len(pdfs)))]
+                kwargs = {
+                    "files": {"file": ("soak.pdf", pdf, "application/pdf")},
+                    "data": {"collection": f"soak-{seed}-{sent}"},
+                }
+            else:
+                kind, path = "query", "/api/v1/query"
+                kwargs = {"json": {"query": texts[int(rng.integers(len(texts)))], "top_k": TOP_K}}
+            started = time.perf_counter()
+            try:
+                status = client.post(path, **kwargs).status_code
+                error = None if status in (200, 201) else f"HTTP {status}"
+            except httpx.HTTPError as exc:
+                error = type(exc).__name__
+            tally.record(kind, (time.perf_counter() - started) * 1000, error)
+
+
+def sample_memory(pid: int, stop: threading.Event, samples: list[int]) -> None:
+    while not stop.wait(SAMPLE_SECONDS):
+        try:
+            samples.append(resident_bytes(pid))
+        except (OSError, RuntimeError):
+            return  # the server is gone: the clients will report it
+
+
+@dataclass(frozen=True)
+class SoakResult:
+    tally: Tally
+    seconds: float
+    memory_start: int
+    memory_end: int
+    memory_peak: int
+    load_notes: str
+
+
+def soak(args: argparse.Namespace, url: str, data_dir: Path) -> SoakResult:
+    """Returns what the clients saw and the server's memory, after pre-filling the database."""
+    rng = np.random.default_rng(0)
+    settings = Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None)
+    runtime = open_runtime(settings)
+    try:
+        passages = read_passages(args.corpus, args.pool, rng)
+        pool = embed_texts(runtime.embedder, passages)
+        started = time.perf_counter()
+        store_chunks(runtime, args.chunks, passage_chunks(passages, pool, args.chunks, rng))
+        load_notes = (
+            f"{args.chunks} chunks loaded and indexed in {time.perf_counter() - started:.0f} s"
+        )
+    finally:
+        runtime.close()
+    texts = query_phrases(passages, QUERY_TEXTS, rng)
+    pdfs = upload_pdfs(passages, UPLOAD_PDFS)
+
+    with Server(url, data_dir) as server:
+        assert server.process is not None
+        with httpx.Client(base_url=server.url, timeout=REQUEST_TIMEOUT_S) as client:
+            for text in texts[:WARM_UP_QUERIES]:
+                client.post("/api/v1/query", json={"query": text, "top_k": TOP_K})
+            for number, pdf in enumerate(pdfs[:WARM_UP_UPLOADS]):
+                files = {"file": ("warm-up.pdf", pdf, "application/pdf")}
+                client.post("/api/v1/documents", files=files, data={"collection": f"warm-{number}"})
+        memory_start = resident_bytes(server.process.pid)
+        samples = [memory_start]
+        stop = threading.Event()
+        sampler = threading.Thread(
+            target=sample_memory, args=(server.process.pid, stop, samples), daemon=True
+        )
+        sampler.start()
+        tally = Tally()
+        started = time.monotonic()
+        until = started + args.duration
+        clients = [
+            threading.Thread(
+                target=client_loop,
+                args=(server.url, seed, until, texts, pdfs, args.upload_share, tally),
+            )
+            for seed in range(args.clients)
+        ]
+        for thread in clients:
+            thread.start()
+        for thread in clients:
+            thread.join()
+        seconds = time.monotonic() - started
+        stop.set()
+        sampler.join()
+        memory_end = resident_bytes(server.process.pid)
+    return SoakResult(tally, seconds, memory_start, memory_end, max(samples), load_notes)
+
+
+def section(args: argparse.Namespace, result: SoakResult) -> str:
+    """Returns the markdown of the soak's figures."""
+    mib = 2**20
+    growth = result.memory_end / result.memory_start - 1
+    rows = [
+        "| kind | requests | errors | per second | p50 ms | p95 ms | p99 ms |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for kind in ("query", "upload"):
+        latencies = result.tally.latencies.get(kind, [])
+        if not latencies:
+            continue
+        p50, p95, p99 = percentiles(latencies)
+        errors = len(result.tally.errors.get(kind, []))
+        rate = len(latencies) / result.seconds
+        rows.append(
+            f"| {kind} | {len(latencies)} | {errors} | {rate:.1f} | {p50:.1f} | {p95:.1f} "
+            f"| {p99:.1f} |"
+        )
+    error_kinds = sorted({e for errors in result.tally.errors.values() for e in errors})
+    query_p99 = percentiles(result.tally.latencies["query"])[2]
+    total_errors = sum(len(errors) for errors in result.tally.errors.values())
+    goals = [
+        f"- errors: {total_errors} (goal 0){': ' + ', '.join(error_kinds) if error_kinds else ''}",
+        f"- query p99: {query_p99:.0f} ms (goal under {GOAL_QUERY_P99_MS:.0f} ms at 100k chunks)",
+        f"- server memory: {result.memory_start / mib:.0f} MiB after warm-up, "
+        f"{result.memory_end / mib:.0f} MiB at the end ({growth:+.1%}; goal under "
+        f"{GOAL_MEMORY_GROWTH:.0%}), peak {result.memory_peak / mib:.0f} MiB",
+    ]
+    return "\n".join(
+        [
+            f"{args.clients} clients for {result.seconds:.0f} s against `citelock serve` "
+            f"(a uvicorn subprocess on 127.0.0.1, highlights off as in the query benchmark), "
+            f"each sending a query (vector, top_k {TOP_K}) or, {args.upload_share:.0%} of the "
+            f"time, a new two-page PDF; {result.load_notes}.",
+            "",
+            *rows,
+            "",
+            *goals,
+            "",
+            machine_summary(),
+            "",
+            f"Reproduce: `python bench/soak.py --clients {args.clients} --duration "
+            f"{args.duration:g} --chunks {args.chunks} --write`",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--clients", type=int, default=32)
+    parser.add_argument("--duration", type=float, default=600.0, help="seconds")
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--upload-share", type=float, default=0.1)
+    parser.add_argument("--pool", type=int, default=300, help="passages embedded for real")
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--database-url", default="")
+    parser.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
+    parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    args = parser.parse_args()
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    with tempfile.TemporaryDirectory() as data_dir:
+        server_url = Settings(database_url=args.database_url, _env_file=None).database_url
+        embedded = None
+        if not server_url:
+            from app.db.embedded import embedded_database_url, start_embedded_postgres
+
+            embedded = start_embedded_postgres(Path(data_dir))
+            server_url = embedded_database_url(embedded)
+        admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
+        with admin.connect() as connection:
+            connection.execute(
+                sa.text('DROP DATABASE IF EXISTS "citelock_bench_soak" WITH (FORCE)')
+            )
+            connection.execute(sa.text('CREATE DATABASE "citelock_bench_soak"'))
+        admin.dispose()
+        url = sa.make_url(server_url).set(database="citelock_bench_soak")
+        result = soak(args, url.render_as_string(hide_password=False), Path(data_dir))
+        if embedded is not None:
+            embedded.cleanup()
+    text = section(args, result)
+    print(text)
+    if args.write:
+        write_section(args.output, "Soak", text)
+
+
+if __name__ == "__main__":
+    main()
