@@ -12,6 +12,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from app.errors import JobNotFound
+from app.ingest.limits import check_page_count
 from app.ingest.pdf import count_pages
 from app.ingest.pipeline import DocumentMeta, IngestResult, file_sha256, find_document, new_document
 from app.ingest.service import ingest_file
@@ -41,6 +42,7 @@ def accept_upload(
         max_bytes=settings.max_upload_bytes,
     ) as path:
         pages = count_pages(path, meta.password)
+        check_page_count(pages, settings.max_pages)
         if meta.password is not None or pages <= settings.background_page_threshold:
             return ingest_file(path, meta, runtime=runtime)
         try:

@@ -10,8 +10,9 @@ import pymupdf
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
+from app.ingest.limits import Deadline
 from app.ingest.pipeline import draft_chunks, read_pdf
-from app.ingest.service import chunking_params
+from app.ingest.service import chunking_params, ingest_limits
 from app.jobs.ingest_job import run_ingest_job, store_batch
 from app.jobs.queue import InProcessWorker
 from app.main import create_app
@@ -99,6 +100,18 @@ def test_an_upload_at_or_under_the_threshold_is_ingested_at_once(
     assert response.json()["status"] == "ready"
 
 
+def test_an_upload_over_the_page_limit_is_refused_not_queued(jobs_runtime: Runtime) -> None:
+    settings = jobs_runtime.settings.model_copy(update={"max_pages": 4})
+    app = create_app(settings, runtime=dataclasses.replace(jobs_runtime, settings=settings))
+    with TestClient(app) as client:
+        response = client.post("/api/v1/documents", files={"file": ("a.pdf", long_pdf(5))})
+        assert response.status_code == 413
+        assert response.json()["code"] == "too_many_pages"
+        assert client.get("/api/v1/documents").json()["data"] == []
+    with jobs_runtime.engine.connect() as connection:
+        assert connection.execute(sa.text("SELECT count(*) FROM ingest_jobs")).scalar() == 0
+
+
 def test_a_pdf_without_text_fails_its_job_with_the_reason(
     jobs_client: TestClient, jobs_runtime: Runtime
 ) -> None:
@@ -126,7 +139,8 @@ def test_a_rerun_after_an_interrupted_run_stores_each_chunk_once(
     # What a worker killed after its first batch leaves behind.
     path = jobs_runtime.settings.citelock_data_dir / "ten.pdf"
     path.write_bytes(pdf)
-    extracted = read_pdf(path, None)
+    limits = ingest_limits(jobs_runtime)
+    extracted = read_pdf(path, None, limits=limits, deadline=Deadline(limits.timeout_seconds))
     drafts = draft_chunks(extracted, chunking_params(jobs_runtime))
     store_batch(
         jobs_runtime.sessions,

@@ -23,9 +23,15 @@ INGEST_TIMEOUT_SECONDS = 5.0
 
 @pytest.fixture
 def limited_client(runtime: Runtime) -> Iterator[TestClient]:
-    """A client of a service with the default page limit and a short ingestion time limit."""
+    """A client of a service with the default page limit and a short ingestion time limit,
+    ingesting every upload at once: the limits then answer the upload itself (a queued PDF
+    meets them in its worker, and fails its job with the same reason)."""
     settings = runtime.settings.model_copy(
-        update={"max_pages": 2000, "ingest_timeout_seconds": INGEST_TIMEOUT_SECONDS}
+        update={
+            "max_pages": 2000,
+            "ingest_timeout_seconds": INGEST_TIMEOUT_SECONDS,
+            "background_page_threshold": 2000,
+        }
     )
     with client_for(dataclasses.replace(runtime, settings=settings)) as test_client:
         yield test_client
