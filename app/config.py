@@ -76,6 +76,9 @@ class Settings(BaseSettings):
     worker_stalled_seconds: float = Field(default=30.0, gt=0)
     worker_poll_seconds: float = Field(default=2.0, gt=0)
     max_pages: int = Field(default=2000, ge=1)
+    ingest_concurrency: int = Field(
+        default=0, ge=0, description="Uploads ingested at once per process; 0: one per core."
+    )
     ingest_timeout_seconds: float = Field(default=600.0, gt=0)
     enable_highlights: bool = True
     response_ttl_seconds: int = Field(default=7 * 24 * 3600, ge=1)

