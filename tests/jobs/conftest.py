@@ -9,8 +9,8 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.main import create_app
 from app.runtime import Runtime
+from tests.api.conftest import client_for
 from tests.generated_pdfs import text_pdf
 
 WORKER_SETTINGS = {
@@ -38,8 +38,7 @@ def jobs_runtime(jobs_runtime_base: Runtime) -> Iterator[Runtime]:
 
 @pytest.fixture
 def jobs_client(jobs_runtime: Runtime) -> Iterator[TestClient]:
-    app = create_app(jobs_runtime.settings, runtime=jobs_runtime)
-    with TestClient(app, raise_server_exceptions=False) as client:
+    with client_for(jobs_runtime) as client:
         yield client
 
 

@@ -15,8 +15,8 @@ from app.ingest.pipeline import draft_chunks, read_pdf
 from app.ingest.service import chunking_params, ingest_limits
 from app.jobs.ingest_job import run_ingest_job, store_batch
 from app.jobs.queue import InProcessWorker
-from app.main import create_app
 from app.runtime import Runtime
+from tests.api.conftest import client_for
 from tests.jobs.conftest import long_pdf
 
 POLL_SECONDS = 0.05
@@ -93,8 +93,7 @@ def test_an_upload_at_or_under_the_threshold_is_ingested_at_once(
     jobs_runtime: Runtime,
 ) -> None:
     settings = jobs_runtime.settings.model_copy(update={"background_page_threshold": 3})
-    app = create_app(settings, runtime=dataclasses.replace(jobs_runtime, settings=settings))
-    with TestClient(app) as client:
+    with client_for(dataclasses.replace(jobs_runtime, settings=settings)) as client:
         response = client.post("/api/v1/documents", files={"file": ("a.pdf", long_pdf(3))})
     assert response.status_code == 201
     assert response.json()["status"] == "ready"
@@ -102,8 +101,7 @@ def test_an_upload_at_or_under_the_threshold_is_ingested_at_once(
 
 def test_an_upload_over_the_page_limit_is_refused_not_queued(jobs_runtime: Runtime) -> None:
     settings = jobs_runtime.settings.model_copy(update={"max_pages": 4})
-    app = create_app(settings, runtime=dataclasses.replace(jobs_runtime, settings=settings))
-    with TestClient(app) as client:
+    with client_for(dataclasses.replace(jobs_runtime, settings=settings)) as client:
         response = client.post("/api/v1/documents", files={"file": ("a.pdf", long_pdf(5))})
         assert response.status_code == 413
         assert response.json()["code"] == "too_many_pages"
