@@ -211,7 +211,7 @@ def query(
             **({"content": chunk.content} if include_docs else {}),
         }
         for chunk in bundle.chunks
-        for hit in [chunk_hit(chunk, bundle, params)]
+        for hit in [chunk_hit(chunk, params)]
     ]
     if as_json:
         print(json.dumps({"status": bundle.status, "results": results}, ensure_ascii=False))
@@ -348,9 +348,7 @@ def annotations_diff(
             "without": ranked_chunk(old),
             "with": {
                 **ranked_chunk(new),
-                "hl_count": marked.marks[new.chunk_id].hl_count
-                if new.chunk_id in marked.marks
-                else 0,
+                "hl_count": new.hl_count,
                 "was_rank": before.index(new.chunk_id) + 1,
             },
         }

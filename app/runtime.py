@@ -30,10 +30,18 @@ class Runtime:
     embedded_server: PostgresServer | None = None
     ingest_slots: threading.BoundedSemaphore = field(init=False)
     """Turns at ingesting an upload: INGEST_CONCURRENCY of them."""
+    autocommit_sessions: sessionmaker[Session] = field(init=False)
+    """Sessions on the same pool whose every statement commits on its own, for the query path.
+
+    Under read committed each statement sees its own snapshot anyway, so a transaction
+    around a query's reads isolates nothing; it cost a BEGIN and a COMMIT round trip.
+    """
 
     def __post_init__(self) -> None:
         slots = self.settings.ingest_concurrency or os.cpu_count() or 1
         self.ingest_slots = threading.BoundedSemaphore(slots)
+        autocommit = self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        self.autocommit_sessions = make_sessionmaker(autocommit)
 
     def close(self) -> None:
         close_embedder = getattr(self.embedder, "close", None)

@@ -76,7 +76,7 @@ WARM_UP = 10
 """Queries run through every variant, untimed, before the rounds."""
 BURST_REQUESTS = 48
 """Requests per throughput burst, shared among its clients."""
-EF_SWEEP = (40, 100, 200, 400, 800)
+EF_SWEEP = (40, 80, 120, 180, 240, 400)
 """hnsw.ef_search values whose recall and latency the bare statement is measured at."""
 SELECTIONS = 20
 """Pages given page rows and selected from, one per query in turn."""
@@ -109,6 +109,7 @@ def serve_child(database_url: str, data_dir: str, fd: int, highlights: bool) -> 
     """Runs the service on the listening socket `fd` until terminated (the bench's server)."""
     import uvicorn
 
+    from app.logs import configure_logging
     from app.main import create_app
 
     # Highlights off for synthetic chunks: their evidence reads each cited page's text and
@@ -120,10 +121,11 @@ def serve_child(database_url: str, data_dir: str, fd: int, highlights: bool) -> 
         enable_highlights=highlights,
         _env_file=None,
     )
-    # uvicorn's defaults, as `citelock serve` has them (access log included); only the socket
-    # differs, bound by the parent so that it knows the ephemeral port without a race.
-    server = uvicorn.Server(uvicorn.Config(create_app(settings)))
-    server.run(sockets=[socket.socket(fileno=fd)])
+    # As `citelock serve` runs it: the service's own JSON access line, not uvicorn's; only
+    # the socket differs, bound by the parent so that it knows the ephemeral port without a race.
+    configure_logging(level=settings.log_level, log_format=settings.log_format)
+    config = uvicorn.Config(create_app(settings), log_config=None, access_log=False)
+    uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)])
 
 
 class Server:
@@ -299,7 +301,7 @@ def measure(
         }
 
         def library(text: str, mode: str, selection: Selection | None = None) -> object:
-            with runtime.sessions.begin() as session:
+            with runtime.autocommit_sessions() as session:  # as the query route has it
                 return retrieve_context(
                     text,
                     params[mode],
@@ -590,8 +592,8 @@ def section(args: argparse.Namespace, results: dict[int, Measured]) -> str:
             *throughput,
             "",
             "Recall of the bare top-10 statement by hnsw.ef_search (pgvector's default is 40; "
-            "`search_chunks` asks for max(100, top_k x overfetch)), each value run for every "
-            "query, in a random order per query:",
+            "the service's connections take `ef_search_for(chunks)`: 40 up to 10,000 chunks, "
+            "242 at 100,000), each value run for every query, in a random order per query:",
             "",
             *efs,
             "",

@@ -164,9 +164,11 @@ def store_chunks(runtime: Runtime, count: int, chunks: Iterable[tuple[str, Vecto
         driver.autocommit = True  # VACUUM runs outside a transaction
         driver.execute("VACUUM ANALYZE documents, chunks")
     finally:
-        # Back to the pool as it came: search's SET LOCAL needs a transaction around it.
         driver.autocommit = False
         connection.close()
+    # Pooled connections fit hnsw.ef_search to the table's size when they open (and then once a
+    # minute): new ones see the loaded table at once.
+    runtime.engine.dispose()
 
 
 def load_chunks(runtime: Runtime, count: int, rng: np.random.Generator) -> tuple[Vectors, Any]:

@@ -30,7 +30,6 @@ from app.retrieval.assemble import similarity
 from app.retrieval.embedder import Embedder
 from app.retrieval.filters import SearchFilters
 from app.retrieval.pipeline import (
-    ContextBundle,
     RetrievalParams,
     elapsed_ms,
     final_score,
@@ -111,12 +110,10 @@ def highlighted_source(evidence: Evidence) -> HighlightedSource:
     return HighlightedSource.model_validate({**vars(evidence), "bbox": bbox})
 
 
-def chunk_hit(chunk: Candidate, bundle: ContextBundle, params: RetrievalParams) -> ChunkHit:
+def chunk_hit(chunk: Candidate, params: RetrievalParams) -> ChunkHit:
     """Returns the contract's shape of a retrieved chunk, with the reader's marks on it when
     they reranked the chunks (none otherwise: then final_score is the mode's score)."""
-    marks = bundle.marks.get(chunk.chunk_id)
-    hl_count = marks.hl_count if marks else 0
-    boost = params.annotations.boost(hl_count) if params.annotations else 0.0
+    boost = params.annotations.boost(chunk.hl_count) if params.annotations else 0.0
     return ChunkHit(
         chunk_id=chunk.chunk_id,
         document_id=chunk.document_id,
@@ -128,7 +125,7 @@ def chunk_hit(chunk: Candidate, bundle: ContextBundle, params: RetrievalParams) 
         section=chunk.section,
         distance=round(chunk.distance, 6),
         relevance_score=round(similarity(chunk.distance), 6),
-        hl_count=hl_count,
+        hl_count=chunk.hl_count,
         boost=round(boost, 6),
         final_score=round(final_score(chunk, params.mode) - boost, 6),
     )
@@ -172,7 +169,7 @@ def answer_query(
         embedder=embedder,
         selected_text=selection_of(request.selected_text),
     )
-    hits = [chunk_hit(chunk, bundle, params) for chunk in bundle.chunks]
+    hits = [chunk_hit(chunk, params) for chunk in bundle.chunks]
     timings = dict(bundle.timings_ms)
     started = time.perf_counter()
     answer, synthesis = write_answer(request.query, bundle.chunks, bundle.context.chunks, settings)

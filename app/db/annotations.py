@@ -7,20 +7,24 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import delete, func, insert, select, update
+from sqlalchemy import (
+    ColumnElement,
+    ScalarSelect,
+    Text,
+    any_,
+    delete,
+    func,
+    insert,
+    literal,
+    select,
+    update,
+)
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
 from app.db.models import Annotation, AnnotationChunk, Chunk, Document, Page
 from app.ingest.annotations import BOOSTING_TYPES, ChunkSpan, chunks_under
 from app.ingest.records import Mark
-
-
-@dataclass(frozen=True)
-class ChunkMarks:
-    """The reader's marks on one chunk: how many count toward its rank, and on which pages."""
-
-    hl_count: int
-    pages: tuple[int, ...]
 
 
 @dataclass(frozen=True)
@@ -123,25 +127,21 @@ def list_annotations(
     return [StoredAnnotation(a, links[a.id]) for a in annotations]
 
 
-def chunk_marks(*, session: Session, chunk_ids: Sequence[uuid.UUID]) -> dict[uuid.UUID, ChunkMarks]:
-    """Returns the marks that count toward each of these chunks' rank (strike-outs do not),
-    for the chunks that have any."""
-    if not chunk_ids:
-        return {}
-    rows = session.execute(
-        select(
-            AnnotationChunk.chunk_id,
-            func.count(),
-            func.array_agg(Annotation.page.distinct()),
-        )
+def boosting_mark_count(chunk_id: ColumnElement[uuid.UUID]) -> ScalarSelect[int]:
+    """Returns how many of the reader's marks on the chunk `chunk_id` names count toward its
+    rank (strike-outs do not), as a subquery correlated with the statement it goes in."""
+    return (
+        select(func.count())
+        .select_from(AnnotationChunk)
         .join(Annotation, Annotation.id == AnnotationChunk.annotation_id)
         .where(
-            AnnotationChunk.chunk_id.in_(list(chunk_ids)),
-            Annotation.type.in_(sorted(BOOSTING_TYPES)),
+            AnnotationChunk.chunk_id == chunk_id,
+            # An array parameter, not IN (...): the statement's SQL stays the same every time,
+            # where IN's list is spliced into it at each execution.
+            Annotation.type == any_(literal(sorted(BOOSTING_TYPES), ARRAY(Text))),
         )
-        .group_by(AnnotationChunk.chunk_id)
-    ).all()
-    return {chunk_id: ChunkMarks(count, tuple(sorted(pages))) for chunk_id, count, pages in rows}
+        .scalar_subquery()
+    )
 
 
 def verify_annotations(*, session: Session, document_id: uuid.UUID) -> list[str]:

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import time
-import uuid
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
-from app.db.annotations import ChunkMarks, chunk_marks
 from app.db.models import Chunk
 from app.retrieval.assemble import Context, above_threshold, assemble_context, without_duplicates
 from app.retrieval.embedder import Embedder, embed_query
@@ -52,8 +50,6 @@ class ContextBundle:
     """Where the selection stands, in selection mode; its text opens `context`."""
     scope_note: str | None = None
     """Why selection mode fell back to standard retrieval, or how it read the selection."""
-    marks: dict[uuid.UUID, ChunkMarks] = field(default_factory=dict)
-    """The reader's marks on the chunks, when `annotations` reranked them."""
 
 
 def final_score(candidate: Candidate, mode: SearchMode) -> float:
@@ -111,17 +107,16 @@ def retrieve_context(
         overfetch=params.overfetch,
         mode=params.mode,
         exact=params.exact,
+        count_marks=params.annotations is not None,
     )
     timings["search"] = elapsed_ms(started)
 
     started = time.perf_counter()
     ranked = sorted(candidates, key=lambda c: ranking_key(c, params.mode))
     kept = without_duplicates(above_threshold(ranked, params.min_similarity), limit=params.top_k)
-    marks: dict[uuid.UUID, ChunkMarks] = {}
-    if params.annotations is not None and kept:
+    if params.annotations is not None:
         # After top_k is taken: the marks change the order of the chosen chunks, never which.
-        marks = chunk_marks(session=session, chunk_ids=[chunk.chunk_id for chunk in kept])
-        hl_counts = {chunk_id: found.hl_count for chunk_id, found in marks.items()}
+        hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
         kept = rerank(
             kept, hl_counts, params.annotations, score=lambda c: final_score(c, params.mode)
         )
@@ -134,7 +129,7 @@ def retrieve_context(
         status = "no_matches"
     else:
         status = "empty_database"
-    return ContextBundle(status, kept, context, params.filters, timings, marks=marks)
+    return ContextBundle(status, kept, context, params.filters, timings)
 
 
 def has_chunks(session: Session, filters: SearchFilters) -> bool:

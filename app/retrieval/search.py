@@ -10,13 +10,15 @@ Nearest chunks under filters are found one of two ways, chosen per request:
 
 "hybrid" adds a full-text ranking (websearch_to_tsquery, ts_rank_cd over the generated
 `content_tsv` column) and fuses both rankings by reciprocal rank, in the same statement.
-Everything runs in the caller's transaction; no embedding leaves this module.
+Each statement stands alone (no transaction is needed); no embedding leaves this module.
 """
 
 from __future__ import annotations
 
+import math
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -33,12 +35,12 @@ from sqlalchemy import (
     event,
     func,
     literal,
-    null,
     select,
 )
 from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import InstrumentedAttribute, Session
 
+from app.db.annotations import boosting_mark_count
 from app.db.models import Chunk, Document
 from app.retrieval.filters import SearchFilters, filter_clauses
 
@@ -59,13 +61,33 @@ past every nearer chunk):
 Up to 10k the exact scan is about as fast as the index on average, and it is exact.
 """
 
-EF_SEARCH_MIN = 200
-"""Smallest candidate list for the index scan. At 100k chunks of bench/query.py's data, over
-the graph migration 0003 builds, the top 10 found were 0.955 of the true ones with 100, 0.985
-with 200 and 0.99 with 300 (pgvector's default is 40)."""
+EF_SEARCH_SMALL = 40
+"""hnsw.ef_search for a table of up to EF_SEARCH_SMALL_TABLE chunks (pgvector's default)."""
+
+EF_SEARCH_SMALL_TABLE = 10_000
+
+EF_SEARCH_GROWTH = 0.78
+"""How fast hnsw.ef_search grows with the table: ef = 40 x (chunks / 10k) ^ 0.78.
+
+A larger graph needs a longer candidate list for the same recall. Measured on two databases
+of bench/query.py's data at each size (mixtures of real passage embeddings, many chunks at
+nearly the same distance from a query; the graph of migration 0003), the share of the true
+top 10 found:
+
+    chunks    ef 40         ef 80         ef 120        ef 160-180    ef 200-240
+    10,000    0.990-0.992   0.998         0.999         1.000         1.000
+    100,000   0.896-0.899   0.939-0.948   0.967         0.976-0.979   0.984
+
+so 40 at 10k and 240 at 100k keep 0.98; the exponent passes through both, and reaches
+pgvector's limit near a million chunks. Each step of ef costs time in proportion (at 100k,
+p50 1.2 ms at 40, 3.9 at 240), so a small table no longer pays for a large one's list.
+"""
 
 EF_SEARCH_MAX = 1_000
 """pgvector's upper limit for hnsw.ef_search."""
+
+EF_SEARCH_REFRESH_SECONDS = 60.0
+"""How often a pooled connection re-reads the table's size for its hnsw.ef_search."""
 
 MAX_SCAN_TUPLES = 20_000
 """How many index tuples an iterative scan may visit before it gives up (pgvector's default)."""
@@ -75,7 +97,6 @@ RRF_K = 60
 
 CONNECTION_SETTINGS = {
     "hnsw.iterative_scan": "strict_order",
-    "hnsw.ef_search": str(EF_SEARCH_MIN),
     "hnsw.max_scan_tuples": str(MAX_SCAN_TUPLES),
     # The plan depends on the filter values, and psycopg prepares a statement that runs
     # often, after which PostgreSQL may switch to one generic plan for all values.
@@ -118,13 +139,18 @@ class Candidate:
     flags: tuple[str, ...]
     document_filename: str
     document_title: str
+    hl_count: int = 0
+    """The reader's marks on the chunk that count toward its rank; 0 unless they were asked for."""
 
 
 def configure_connections(engine: Engine) -> None:
-    """Sets CONNECTION_SETTINGS on every connection `engine` opens from now on.
+    """Sets CONNECTION_SETTINGS on every connection `engine` opens from now on, and keeps each
+    connection's hnsw.ef_search fit for the table's size (ef_search_for).
 
-    As connection defaults they cost nothing per query; set per query, they took a round
-    trip of their own before every search.
+    As connection defaults they cost nothing per query, and a search needs no transaction of
+    its own to set them: set per query, they took a round trip before every search. The size
+    is re-read on checkout once EF_SEARCH_REFRESH_SECONDS have passed, so a growing table
+    raises ef_search within a minute.
     """
 
     @event.listens_for(engine, "connect")
@@ -134,6 +160,28 @@ def configure_connections(engine: Engine) -> None:
                 cursor.execute("SELECT set_config(%s, %s, false)", (name, value))
         # A setting made in a transaction that rolls back is undone with it.
         connection.commit()
+
+    @event.listens_for(engine, "checkout")
+    def fit_ef_search(connection: Any, record: Any, _: Any) -> None:
+        now = time.monotonic()
+        if now < record.info.get("ef_search_checked_at", -math.inf) + EF_SEARCH_REFRESH_SECONDS:
+            return
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT reltuples FROM pg_class WHERE oid = to_regclass('chunks')")
+            found = cursor.fetchone()
+            ef_search = ef_search_for(found[0] if found else 0.0)
+            cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(ef_search),))
+        connection.commit()
+        record.info["ef_search_checked_at"] = now
+
+
+def ef_search_for(chunks: float) -> int:
+    """Returns the hnsw.ef_search that finds 0.98 of the true top 10 among `chunks` chunks (see
+    EF_SEARCH_GROWTH); `chunks` is PostgreSQL's estimate, -1 for a table never analysed."""
+    if chunks <= EF_SEARCH_SMALL_TABLE:
+        return EF_SEARCH_SMALL
+    grown: float = EF_SEARCH_SMALL * (chunks / EF_SEARCH_SMALL_TABLE) ** EF_SEARCH_GROWTH
+    return min(math.ceil(grown), EF_SEARCH_MAX)
 
 
 def search_chunks(
@@ -146,6 +194,7 @@ def search_chunks(
     overfetch: int = 4,
     mode: SearchMode,
     exact: bool = False,
+    count_marks: bool = False,
 ) -> list[Candidate]:
     """Returns up to k * overfetch candidates, best first; the same request on the same data
     returns the same list.
@@ -153,65 +202,48 @@ def search_chunks(
     Best first means by fused score (descending), then distance, then chunk id; in "vector"
     mode the fused score falls as the distance grows, so that is distance, then chunk id.
     `query_text` is only read in "hybrid" mode. The session's engine must have been through
-    configure_connections, and the session be in a transaction (as `sessions.begin()` gives):
-    a larger hnsw.ef_search than the default is SET LOCAL, and must last until the search.
+    configure_connections; no transaction is needed (each statement stands alone).
     `exact` forces the exact scan whatever the filtered set's size (selection mode: a few
     pages, whose every chunk must be compared, never an index walk that may drop some).
+    With `count_marks`, each candidate's hl_count is the reader's marks on it, fetched in
+    the same statement.
     """
     if k < 1 or overfetch < 1:
         raise ValueError(f"k and overfetch must be positive, not {k} and {overfetch}")
     limit = k * overfetch
     build = vector_statement if mode == "vector" else hybrid_statement
     query = {"query_vector": query_vector, "query_text": query_text}
-    exact = exact or prepare_scan(session, filters, limit)
-    rows = session.execute(build(filters, limit, exact=exact), query).all()
+    exact = exact or few_enough_to_scan(session, filters)
+    rows = session.execute(build(filters, limit, exact=exact, marks=count_marks), query).all()
     if not exact and vector_hit_count(rows, mode) < limit:
         # The index scan ran out (MAX_SCAN_TUPLES, or a table smaller than the limit) before
         # enough chunks passed the filters; only the exact scan is sure to find them all.
-        rows = session.execute(build(filters, limit, exact=True), query).all()
-    return candidates_from(rows, mode)
+        statement = build(filters, limit, exact=True, marks=count_marks)
+        rows = session.execute(statement, query).all()
+    return candidates_from(rows, mode, marks=count_marks)
 
 
-def prepare_scan(session: Session, filters: SearchFilters, limit: int) -> bool:
-    """Returns whether to scan exactly; sets the index scan up for `limit` in the same round
-    trip, which is only needed when filters narrow the set or the limit passes EF_SEARCH_MIN.
-    """
-    ef_search = min(max(limit, EF_SEARCH_MIN), EF_SEARCH_MAX)
-    if not filters.narrows and ef_search == EF_SEARCH_MIN:
+def few_enough_to_scan(session: Session, filters: SearchFilters) -> bool:
+    """Returns whether the filters leave at most EXACT_SCAN_MAX_ROWS chunks, so that scanning
+    them all is about as fast as the index and exact; counted only when a filter narrows."""
+    if not filters.narrows:
         return False
-    statement = scan_statement(
-        filters,
-        ef_search=ef_search,
-        max_scan_tuples=MAX_SCAN_TUPLES,
-        count_limit=EXACT_SCAN_MAX_ROWS + 1,
-    )
-    filtered: int | None = session.execute(statement).scalar()
-    return filtered is not None and filtered <= EXACT_SCAN_MAX_ROWS
+    filtered: int = session.execute(count_statement(filters)).scalar_one()
+    return filtered <= EXACT_SCAN_MAX_ROWS
 
 
 @lru_cache(maxsize=STATEMENT_CACHE_SIZE)
-def scan_statement(
-    filters: SearchFilters, *, ef_search: int, max_scan_tuples: int, count_limit: int
-) -> Select[Any]:
-    """Returns the statement that sets the index scan up and counts the filtered chunks.
-
-    Its first column is NULL when no filter can narrow the set much; otherwise the count,
-    which stops at `count_limit` and so reads at most that many index entries.
-    """
-    settings = [
-        func.set_config("hnsw.ef_search", str(ef_search), True),
-        func.set_config("hnsw.max_scan_tuples", str(max_scan_tuples), True),
-    ]
-    if not filters.narrows:
-        return select(null(), *settings)
+def count_statement(filters: SearchFilters) -> Select[Any]:
+    """Returns the statement that counts the filtered chunks, stopping one past
+    EXACT_SCAN_MAX_ROWS, so it reads at most that many index entries."""
     capped = (
         select(literal(1))
         .select_from(Chunk)
         .where(*filter_clauses(filters))
-        .limit(count_limit)
+        .limit(EXACT_SCAN_MAX_ROWS + 1)
         .subquery()
     )
-    return select(select(func.count()).select_from(capped).scalar_subquery(), *settings)
+    return select(func.count()).select_from(capped)
 
 
 def query_distance(*, exact: bool) -> ColumnElement[float]:
@@ -225,6 +257,14 @@ def query_distance(*, exact: bool) -> ColumnElement[float]:
         return func.cosine_distance(Chunk.embedding, vector, type_=Float)
     indexed: ColumnElement[float] = Chunk.embedding.cosine_distance(vector)
     return indexed
+
+
+DISTANCE = 12
+"""The position of the distance in a search row: right after payload()'s columns."""
+
+VECTOR_HITS = DISTANCE + 4
+"""The position of a hybrid search row's `vector_hits`, after vector rank, keyword rank and
+fused score; the reader's marks, when counted, come after it."""
 
 
 def payload() -> list[InstrumentedAttribute[Any]]:
@@ -246,7 +286,9 @@ def payload() -> list[InstrumentedAttribute[Any]]:
 
 
 @lru_cache(maxsize=STATEMENT_CACHE_SIZE)
-def vector_statement(filters: SearchFilters, limit: int, *, exact: bool) -> Select[Any]:
+def vector_statement(
+    filters: SearchFilters, limit: int, *, exact: bool, marks: bool = False
+) -> Select[Any]:
     """Returns the statement of a "vector" search: payload and distance, nearest first.
 
     The query is left to the bound parameter `query_vector`, given at execution, so that one
@@ -254,17 +296,22 @@ def vector_statement(filters: SearchFilters, limit: int, *, exact: bool) -> Sele
     the index scan itself. One level, no re-join: the index scan reads each row once.
     """
     distance = query_distance(exact=exact)
-    return (
+    statement = (
         select(*payload(), distance)
         .join(Document, Document.id == Chunk.document_id)
         .where(*filter_clauses(filters))
         .order_by(distance, Chunk.id)
         .limit(limit)
     )
+    if not marks:
+        return statement
+    return with_marks(statement, lambda columns: (columns[DISTANCE], columns[0]))
 
 
 @lru_cache(maxsize=STATEMENT_CACHE_SIZE)
-def hybrid_statement(filters: SearchFilters, limit: int, *, exact: bool) -> Select[Any]:
+def hybrid_statement(
+    filters: SearchFilters, limit: int, *, exact: bool, marks: bool = False
+) -> Select[Any]:
     """Returns the statement of a "hybrid" search: payload, distance, vector rank, keyword
     rank, fused score and `vector_hits` (how many chunks the vector ranking found), best first.
 
@@ -324,7 +371,7 @@ def hybrid_statement(filters: SearchFilters, limit: int, *, exact: bool) -> Sele
     # A chunk found only by its words has no distance from the vector ranking; its own is
     # computed here, for the few rows that reach this join.
     fused_distance = func.coalesce(fused.c.distance, query_distance(exact=False))
-    return (
+    statement = (
         select(
             *payload(),
             fused_distance,
@@ -339,6 +386,23 @@ def hybrid_statement(filters: SearchFilters, limit: int, *, exact: bool) -> Sele
         .order_by(fused.c.fused_score.desc(), fused_distance, Chunk.id)
         .limit(limit)
     )
+    if not marks:
+        return statement
+    return with_marks(
+        statement,
+        lambda columns: (columns[VECTOR_HITS - 1].desc(), columns[DISTANCE], columns[0]),
+    )
+
+
+def with_marks(
+    statement: Select[Any],
+    order: Callable[[Sequence[ColumnElement[Any]]], Sequence[ColumnElement[Any]]],
+) -> Select[Any]:
+    """Returns the rows of `statement`, in the same order (`order` of its columns), each with
+    the reader's marks on its chunk as a last column: counted only for the rows returned."""
+    found = statement.subquery("found")
+    columns = list(found.c)
+    return select(*columns, boosting_mark_count(columns[0])).order_by(*order(columns))
 
 
 def rrf(rank: ColumnElement[Any]) -> ColumnElement[float]:
@@ -352,20 +416,23 @@ def vector_hit_count(rows: Sequence[Sequence[Any]], mode: SearchMode) -> int:
     """Returns how many chunks the vector ranking of a search found."""
     if mode == "vector":
         return len(rows)
-    return int(rows[0][-1]) if rows else 0
+    return int(rows[0][VECTOR_HITS]) if rows else 0
 
 
-def candidates_from(rows: Sequence[Sequence[Any]], mode: SearchMode) -> list[Candidate]:
+def candidates_from(
+    rows: Sequence[Sequence[Any]], mode: SearchMode, *, marks: bool = False
+) -> list[Candidate]:
     """Returns the Candidates the rows of a search describe, in their order."""
     found = []
     for position, row in enumerate(rows, 1):
         # Unpacked by position: reading the fields by name took a quarter of a millisecond.
         (chunk_id, document_id, content, page_start, page_end, span_start, span_end,
-         chapter, section, flags, filename, title, distance, *ranks) = row  # fmt: skip
+         chapter, section, flags, filename, title, distance, *rest) = row  # fmt: skip
+        hl_count = rest.pop() if marks else 0
         if mode == "vector":
             vector_rank, keyword_rank, fused_score = position, None, 1.0 / (RRF_K + position)
         else:
-            vector_rank, keyword_rank, fused_score, _ = ranks
+            vector_rank, keyword_rank, fused_score, _ = rest
         found.append(
             Candidate(
                 chunk_id=chunk_id,
@@ -384,6 +451,7 @@ def candidates_from(rows: Sequence[Sequence[Any]], mode: SearchMode) -> list[Can
                 flags=tuple(flags),
                 document_filename=filename,
                 document_title=title,
+                hl_count=hl_count,
             )
         )
     return found

@@ -375,7 +375,6 @@ def default_params(settings: Settings, mode: SearchMode | None = None) -> Retrie
 def retrieve(corpus: IngestedCorpus, question: str, params: RetrievalParams) -> ContextBundle:
     """Returns what retrieve_context gives for `question`, in its own transaction."""
     runtime = corpus.runtime
-    # search_chunks needs a transaction: its SET LOCALs would end at once without one.
     with runtime.sessions.begin() as session:
         return retrieve_context(question, params, session=session, embedder=runtime.embedder)
 

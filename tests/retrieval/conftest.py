@@ -105,10 +105,17 @@ class Corpus:
         k: int = 10,
         mode: SearchMode = "vector",
         text: str = "",
+        count_marks: bool = False,
     ) -> list[Candidate]:
         with self.runtime.sessions.begin() as session:
             return search_chunks(
-                session, query_vector=query, query_text=text, filters=filters, k=k, mode=mode
+                session,
+                query_vector=query,
+                query_text=text,
+                filters=filters,
+                k=k,
+                mode=mode,
+                count_marks=count_marks,
             )
 
 

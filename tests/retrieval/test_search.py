@@ -8,6 +8,7 @@ pgvector computes it, for every chunk) then id: compared with search_chunks, ids
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -199,6 +200,40 @@ def test_repeated_searches_return_identical_results(
     first = corpus.search(queries[2], filters, mode=mode, text="memory reason")
     for _ in range(6):  # past psycopg's prepare threshold (5): a prepared statement too
         assert corpus.search(queries[2], filters, mode=mode, text="memory reason") == first
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+def test_counting_marks_changes_neither_the_results_nor_the_one_statement(
+    corpus: Corpus, queries: Query, mode: SearchMode
+) -> None:
+    plain = corpus.search(queries[3], SearchFilters(), mode=mode, text="memory reason")
+    with captured_statements(corpus.runtime) as statements:
+        marked = corpus.search(
+            queries[3], SearchFilters(), mode=mode, text="memory reason", count_marks=True
+        )
+    assert len(statements) == 1  # the index walk found enough: no exact pass after it
+    assert [replace(c, hl_count=0) for c in marked] == plain
+    assert all(c.hl_count == 0 for c in marked)  # the synthetic corpus carries no marks
+
+
+def test_connections_fit_ef_search_to_the_tables_size(
+    corpus: Corpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    engine = corpus.runtime.engine
+    estimate = "SELECT reltuples FROM pg_class WHERE oid = 'chunks'::regclass"
+    with engine.connect() as connection:
+        chunks = connection.execute(sa.text(estimate)).scalar_one()
+        setting = connection.execute(sa.text("SHOW hnsw.ef_search")).scalar_one()
+    assert int(setting) == search.ef_search_for(chunks)
+
+    # A larger table, as the next refresh would find it.
+    monkeypatch.setattr(search, "EF_SEARCH_SMALL_TABLE", 100)
+    monkeypatch.setattr(search, "EF_SEARCH_REFRESH_SECONDS", 0.0)
+    with engine.connect() as connection:
+        grown = connection.execute(sa.text("SHOW hnsw.ef_search")).scalar_one()
+    assert int(grown) == search.ef_search_for(chunks) > int(setting)
+    monkeypatch.undo()
+    engine.dispose()  # new connections, fitted to the corpus's size again
 
 
 HOSTILE = [

@@ -26,8 +26,9 @@ async def query(request: QueryRequest, runtime: RuntimeDep) -> Response:
 
 
 def answer_in_session(request: QueryRequest, runtime: Runtime) -> QueryResponse:
-    """Returns the answer, its stored evidence committed before the response leaves."""
-    with runtime.sessions.begin() as session:
+    """Returns the answer, its stored evidence committed before the response leaves (each
+    statement commits on its own)."""
+    with runtime.autocommit_sessions() as session:
         return answer_query(
             request, session=session, embedder=runtime.embedder, settings=runtime.settings
         )

@@ -1,0 +1,24 @@
+"""hnsw.ef_search grows with the table, from pgvector's default to its upper limit."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.retrieval.search import EF_SEARCH_MAX, EF_SEARCH_SMALL, ef_search_for
+
+
+@pytest.mark.parametrize("chunks", [-1.0, 0.0, 500.0, 10_000.0])
+def test_a_small_or_unanalysed_table_gets_the_default_list(chunks: float) -> None:
+    assert ef_search_for(chunks) == EF_SEARCH_SMALL == 40
+
+
+def test_the_list_grows_with_the_table_and_stops_at_pgvectors_limit() -> None:
+    sizes = [10_000.0 * 1.5**step for step in range(40)]
+    lists = [ef_search_for(size) for size in sizes]
+    assert lists == sorted(lists)
+    assert lists[-1] == EF_SEARCH_MAX
+
+
+def test_at_100k_chunks_the_list_is_the_one_measured_to_find_098() -> None:
+    # search.EF_SEARCH_GROWTH: 0.976-0.979 of the true top 10 at 160-180, 0.984 at 200-240.
+    assert 200 <= ef_search_for(100_000) <= 250
