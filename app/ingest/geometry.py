@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from app.ingest.records import NO_LINE, PageText, Rect
+from app.ingest.records import NO_LINE, PageLines, PageText, Rect
 
 
 def line_rects(page: PageText, start: int, end: int) -> list[Rect]:
@@ -50,3 +50,32 @@ def union_rect(rects: Iterable[Rect]) -> Rect | None:
     x0, y0 = array[:, :2].min(axis=0).tolist()
     x1, y1 = array[:, 2:].max(axis=0).tolist()
     return (x0, y0, x1, y1)
+
+
+def page_lines(page: PageText) -> PageLines:
+    """Returns the page with one box per visual line in place of one per character."""
+    drawn = np.flatnonzero(page.line_ids != NO_LINE)
+    ids = page.line_ids[drawn]
+    # Line ids rise along the text, so each line is one run of equal ids (NO_LINE, beyond
+    # both ends, opens the first run and closes the last).
+    first = np.flatnonzero(np.diff(ids, prepend=NO_LINE))
+    last = np.flatnonzero(np.diff(ids, append=NO_LINE))
+    boxes = page.char_boxes[drawn]
+    return PageLines(
+        number=page.number,
+        text=page.text,
+        width=page.width,
+        height=page.height,
+        line_starts=drawn[first].astype(np.int32),
+        line_ends=(drawn[last] + 1).astype(np.int32),
+        line_glyphs=(last - first + 1).astype(np.int32),
+        line_boxes=np.column_stack(
+            (
+                np.minimum.reduceat(boxes[:, 0], first),
+                np.minimum.reduceat(boxes[:, 1], first),
+                np.maximum.reduceat(boxes[:, 2], first),
+                np.maximum.reduceat(boxes[:, 3], first),
+            )
+        ).astype(np.float32),
+        image_coverage=page.image_coverage,
+    )

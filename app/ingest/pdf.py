@@ -28,7 +28,14 @@ from app.errors import (
 from app.ingest.layout import Fragment, reading_order
 from app.ingest.limits import Deadline, check_page_count
 from app.ingest.pagetext import compose_text, make_fragment
-from app.ingest.records import ExtractedDocument, PageText, PdfAnnotation, Rect, TocEntry
+from app.ingest.records import (
+    ExtractedDocument,
+    PageLines,
+    PageText,
+    PdfAnnotation,
+    Rect,
+    TocEntry,
+)
 
 TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
 """Glyphs outside the page are dropped. Left out on purpose: TEXT_PRESERVE_LIGATURES (so "ﬁ"
@@ -360,12 +367,12 @@ def _destination_y(dest: dict[str, Any], matrix: pymupdf.Matrix) -> float | None
     return None
 
 
-def page_needs_ocr(page: PageText) -> bool:
+def page_needs_ocr(page: PageLines) -> bool:
     """Returns True when the page is an image with (next to) no text: a scan without OCR."""
     return _visible_chars(page) < MIN_PAGE_CHARS and page.image_coverage >= SCANNED_COVERAGE
 
 
-def check_text_layer(pages: Sequence[PageText]) -> None:
+def check_text_layer(pages: Sequence[PageLines]) -> None:
     """Returns nothing, or raises NoTextLayer when more than half the pages carry no text."""
     sparse = [page for page in pages if _visible_chars(page) < MIN_PAGE_CHARS]
     if 2 * len(sparse) > len(pages):
@@ -376,7 +383,7 @@ def check_text_layer(pages: Sequence[PageText]) -> None:
         )
 
 
-def _visible_chars(page: PageText) -> int:
+def _visible_chars(page: PageLines) -> int:
     return len("".join(page.text.split()))
 
 

@@ -22,7 +22,7 @@ from app.ingest.annotations import locate_marks
 from app.ingest.chunking import chunk_pages
 from app.ingest.flags import flag_chunks
 from app.ingest.furniture import find_furniture
-from app.ingest.geometry import line_rects, union_rect
+from app.ingest.geometry import line_rects, page_lines, union_rect
 from app.ingest.limits import Deadline, IngestLimits
 from app.ingest.pdf import check_text_layer, extract_document, open_pdf
 from app.ingest.records import ChunkDraft, ExtractedDocument, PageText
@@ -104,7 +104,7 @@ def read_pdf(
     with open_pdf(path, password) as pdf:
         extracted = extract_document(pdf, max_pages=limits.max_pages, deadline=deadline)
     if not extracted.annotations:
-        check_text_layer(extracted.pages)
+        check_text_layer([page_lines(page) for page in extracted.pages])
     return extracted
 
 
@@ -112,14 +112,15 @@ def draft_chunks(extracted: ExtractedDocument, chunking: ChunkingParams) -> list
     """Returns the document's flagged chunks, in document order."""
     # Reference sections bound chunks like furniture does, so that leaving them out at
     # query time never drops the body text a chunk would otherwise have shared with them.
-    references = reference_sections(extracted.pages, extracted.toc)
+    lines = [page_lines(page) for page in extracted.pages]
+    references = reference_sections(lines, extracted.toc)
     drafts = chunk_pages(
         extracted.pages,
         extracted.toc,
         max_tokens=chunking.max_tokens,
         overlap_tokens=chunking.overlap_tokens,
         count_tokens=chunking.count_tokens,
-        furniture=find_furniture(extracted.pages),
+        furniture=find_furniture(lines),
         regions=references,
     )
     return flag_chunks(drafts, references=references)

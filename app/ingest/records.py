@@ -40,6 +40,28 @@ class PageText:
     image_coverage: float = 0.0
 
 
+@dataclass(frozen=True, eq=False)
+class PageLines:
+    """One page as the whole-document detectors read it: its text and one box per visual line.
+
+    A page's character boxes and line ids take twenty bytes a character, its lines' boxes
+    under one: the lines of a whole document can be held, its boxes not.
+    Line i runs from `text[line_starts[i]]` to `text[line_ends[i] - 1]`, its first and last
+    glyph; `line_glyphs[i]` counts its glyphs and `line_boxes[i]` is the union of their boxes.
+    Lines are in text order, as `PageText.line_ids` numbers them.
+    """
+
+    number: int
+    text: str
+    width: float
+    height: float
+    line_starts: npt.NDArray[np.int32]
+    line_ends: npt.NDArray[np.int32]
+    line_glyphs: npt.NDArray[np.int32]
+    line_boxes: npt.NDArray[np.float32]
+    image_coverage: float = 0.0
+
+
 @dataclass(frozen=True)
 class TocEntry:
     level: int
