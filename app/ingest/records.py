@@ -63,6 +63,22 @@ class PageLines:
 
 
 @dataclass(frozen=True)
+class PageWindow:
+    """Pages `first` to `last` of a document with their character boxes, and beside them the
+    page before `first` and the page after `last` where the document has them: a sentence may
+    run over a page break, so what is made of a window's pages can depend on its neighbours."""
+
+    pages: list[PageText]
+    first: int
+    last: int
+
+    @property
+    def own_pages(self) -> list[PageText]:
+        """Returns pages `first` to `last`, the neighbours left out."""
+        return [page for page in self.pages if self.first <= page.number <= self.last]
+
+
+@dataclass(frozen=True)
 class TocEntry:
     level: int
     title: str
