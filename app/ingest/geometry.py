@@ -7,11 +7,11 @@ spans, so it stays in numpy, with no Python loop per character.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from app.ingest.records import NO_LINE, PageLines, PageText, Rect
+from app.ingest.records import NO_LINE, ChunkDraft, PageLines, PageText, Rect
 
 
 def line_rects(page: PageText, start: int, end: int) -> list[Rect]:
@@ -40,6 +40,18 @@ def line_rects(page: PageText, start: int, end: int) -> list[Rect]:
         )
     )
     return [(x0, y0, x1, y1) for x0, y0, x1, y1 in rects.astype(float).tolist()]
+
+
+def chunk_rects(draft: ChunkDraft, pages: Mapping[int, PageText]) -> tuple[tuple[int, Rect], ...]:
+    """Returns one rectangle per line of the chunk with its page number, on each page it
+    covers, in reading order."""
+    rects: list[tuple[int, Rect]] = []
+    for number in range(draft.page_start, draft.page_end + 1):
+        page = pages[number]
+        start = draft.page_span_start if number == draft.page_start else 0
+        end = draft.page_span_end if number == draft.page_end else len(page.text)
+        rects.extend((number, rect) for rect in line_rects(page, start, end))
+    return tuple(rects)
 
 
 def union_rect(rects: Iterable[Rect]) -> Rect | None:

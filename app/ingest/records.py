@@ -7,6 +7,7 @@ chunk, span and rectangle is derived from half-open character offsets into it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -87,9 +88,15 @@ class TocEntry:
     """Where on the page the entry points, when the outline says; None means the page top."""
 
 
+PageT = TypeVar("PageT")
+
+
 @dataclass(frozen=True)
-class ExtractedDocument:
-    pages: list[PageText]
+class ExtractedDocument(Generic[PageT]):
+    """A PDF as read: its pages (whole, or only what a caller kept of each), outline, title
+    and the reader's annotations."""
+
+    pages: list[PageT]
     toc: list[TocEntry]
     title: str | None = None
     annotations: list[PdfAnnotation] = field(default_factory=list)
@@ -158,3 +165,26 @@ class Mark:
     rects: tuple[Rect, ...]
     page_span_start: int | None
     page_span_end: int | None
+
+
+@dataclass(frozen=True)
+class PlacedChunk:
+    """A chunk draft with one rectangle per line of it, on each page it covers: all it needs
+    of its pages' character boxes, taken while they are at hand."""
+
+    draft: ChunkDraft
+    line_rects: tuple[tuple[int, Rect], ...]
+    """(page number, rectangle) pairs, in reading order."""
+
+
+@dataclass(frozen=True)
+class PageBatch:
+    """Pages `first` to `last` ready to store, with the reader's marks on them and the chunks
+    embedded by then: over a document's batches, each chunk comes once, in order."""
+
+    first: int
+    last: int
+    pages: list[PageText]
+    chunks: list[PlacedChunk]
+    vectors: npt.NDArray[np.float32]
+    marks: list[Mark]

@@ -20,6 +20,7 @@ from app.ingest.records import (
     ChunkDraft,
     ExtractedDocument,
     PageLines,
+    PageText,
 )
 from app.ingest.references import REFERENCES, reference_sections
 from tests.shared_corpus import corpus_path
@@ -37,14 +38,14 @@ CLEAN = [
 NOISY = "ocrnoisy_zh_pr-136-example.pdf"
 MAX_TOKENS, OVERLAP_TOKENS = 200, 32
 
-Flagged = tuple[ExtractedDocument, list[ChunkDraft]]
+Flagged = tuple[ExtractedDocument[PageText], list[ChunkDraft]]
 
 
 def count_words(texts: list[str]) -> list[int]:
     return [len(text.split()) for text in texts]
 
 
-def lines_of(doc: ExtractedDocument) -> list[PageLines]:
+def lines_of(doc: ExtractedDocument[PageText]) -> list[PageLines]:
     return [page_lines(page) for page in doc.pages]
 
 
