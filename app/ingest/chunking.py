@@ -5,7 +5,8 @@ on one page, unless a sentence runs over the page break: then the chunk ends on 
 page, right after that sentence. Page furniture (running headers, page numbers) is a hard
 boundary: it gets chunks of its own, flagged, and no other chunk contains any of it. So are
 the edges of regions the caller names (reference sections): no chunk straddles one.
-Chapter and section come from the outline.
+Chapter and section come from the outline. A long document is chunked a window of pages at
+a time (`DocumentChunker`), with the very chunks it would have whole.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.ingest.furniture import FURNITURE
-from app.ingest.records import PAGE_BREAK, ChunkDraft, PageText, TocEntry
+from app.ingest.records import PAGE_BREAK, ChunkDraft, PageText, PageWindow, TocEntry
 
 CountTokens = Callable[[list[str]], list[int]]
 
@@ -128,20 +129,94 @@ def chunk_pages(
     """
     if not pages:
         return []
-    offsets = [0, *np.cumsum([len(p.text) + len(PAGE_BREAK) for p in pages[:-1]]).tolist()]
-    text = PAGE_BREAK.join(page.text for page in pages)
-    bounds = _Bounds(pages, offsets, furniture or {}, regions)
-    overhead = count_tokens([""])[0]
-    pieces = _pieces(text, offsets, bounds, max_tokens, overhead, count_tokens)
-    groups = _pack(pieces, max_tokens - overhead, overlap_tokens)
-    spans = [(group[0].start, group[-1].end) for group in groups]
-    headings = _Headings(toc)
-    return [
-        _draft(ordinal, chunk, text, pages, offsets, headings, bounds.holds(chunk[0]))
-        for ordinal, chunk in enumerate(
-            _fit(text, spans, max_tokens, count_tokens, _halve_at(pieces))
+    chunker = DocumentChunker(
+        toc,
+        max_tokens=max_tokens,
+        overlap_tokens=overlap_tokens,
+        count_tokens=count_tokens,
+        furniture=furniture,
+        regions=regions,
+    )
+    return chunker.chunk(PageWindow(pages, first=pages[0].number, last=pages[-1].number))
+
+
+class DocumentChunker:
+    """Chunks a document window by window, exactly as `chunk_pages` chunks it whole.
+
+    Windows come in page order, each with the neighbour pages `PageWindow` holds. The chunks
+    that start on a page depend on no page but its neighbours: packing starts again on every
+    page, and a sentence runs over one page break at most. What a window cannot tell is
+    whether the page before its first opens with the end of a sentence from the page before
+    that one: the window before says so.
+    """
+
+    def __init__(
+        self,
+        toc: list[TocEntry],
+        *,
+        max_tokens: int,
+        overlap_tokens: int,
+        count_tokens: CountTokens,
+        furniture: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+        regions: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        self._headings = _Headings(toc)
+        self._max_tokens = max_tokens
+        self._overlap_tokens = overlap_tokens
+        self._count_tokens = count_tokens
+        self._overhead = count_tokens([""])[0]
+        self._furniture = furniture or {}
+        self._regions = regions
+        self._next_page: int | None = None
+        self._ordinal = 0
+        self._offset = 0
+        """Where the next window's text (page 1, or the page before its `first`) starts in the
+        document text."""
+        self._continued = False
+        """Whether that text opens with the end of a sentence begun on the page before it."""
+
+    def chunk(self, window: PageWindow) -> list[ChunkDraft]:
+        """Returns the chunks that start on pages `window.first` to `window.last`, in order."""
+        assert self._next_page in (None, window.first), "windows come in page order"
+        pages = window.pages
+        offsets = [0, *np.cumsum([len(p.text) + len(PAGE_BREAK) for p in pages[:-1]]).tolist()]
+        text = PAGE_BREAK.join(page.text for page in pages)
+        # Regions are spans of the document text; the window's text starts at self._offset.
+        regions = [(start - self._offset, end - self._offset) for start, end in self._regions]
+        bounds = _Bounds(pages, offsets, self._furniture, regions)
+        sentences = _document_sentences(text, offsets, bounds, continued=self._continued)
+        pieces = _pieces(
+            text, offsets, sentences, bounds, self._max_tokens, self._overhead, self._count_tokens
         )
-    ]
+        first, last = (number - pages[0].number for number in (window.first, window.last))
+        # The page before was chunked by the window before; the page after, without its own
+        # next page, cannot be yet.
+        groups = [
+            group
+            for group in _pack(pieces, self._max_tokens - self._overhead, self._overlap_tokens)
+            if first <= group[0].page <= last
+        ]
+        spans = [(group[0].start, group[-1].end) for group in groups]
+        fitted = _fit(text, spans, self._max_tokens, self._count_tokens, _halve_at(pieces))
+        drafts = [
+            _draft(
+                self._ordinal + index,
+                chunk,
+                text,
+                pages,
+                offsets,
+                self._offset,
+                self._headings,
+                bounds.holds(chunk[0]),
+            )
+            for index, chunk in enumerate(fitted)
+        ]
+        # The next window opens with this one's last page, as the page before its first.
+        self._next_page = window.last + 1
+        self._ordinal += len(drafts)
+        self._offset += offsets[last]
+        self._continued = _runs_over(sentences, offsets[last])
+        return drafts
 
 
 def _draft(
@@ -150,10 +225,12 @@ def _draft(
     text: str,
     pages: list[PageText],
     offsets: list[int],
+    base: int,
     headings: _Headings,
     furniture: bool,
 ) -> ChunkDraft:
-    """Returns the draft of the chunk spanning text[start:end] with its token count."""
+    """Returns the draft of the chunk spanning text[start:end] with its token count, where
+    `text` starts at `base` in the document text."""
     start, end, tokens = chunk
     first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
     chapter, section = headings.at(pages[first], start - offsets[first])
@@ -163,8 +240,8 @@ def _draft(
         page_end=pages[last].number,
         page_span_start=start - offsets[first],
         page_span_end=end - offsets[last],
-        document_span_start=start,
-        document_span_end=end,
+        document_span_start=base + start,
+        document_span_end=base + end,
         content=text[start:end],
         token_count=tokens,
         chapter=chapter,
@@ -180,14 +257,14 @@ def _page_at(offsets: list[int], position: int) -> int:
 def _pieces(
     text: str,
     offsets: list[int],
+    sentences: list[Span],
     bounds: _Bounds,
     max_tokens: int,
     overhead: int,
     count_tokens: CountTokens,
 ) -> list[_Piece]:
-    """Returns the document's sentences and furniture spans as pieces, in order, those over
+    """Returns the sentences and furniture spans as pieces, in order, those over
     `max_tokens` cut to fit."""
-    sentences = _document_sentences(text, offsets, bounds)
     spans = [(start, end) for start, end, _ in sentences] + bounds.furniture
     fitted = _fit(text, spans, max_tokens, count_tokens, _halve_words)
     ending = {end for _, end, last in sentences if last}
@@ -200,14 +277,17 @@ def _pieces(
     ]  # fmt: skip
 
 
-def _document_sentences(text: str, offsets: list[int], bounds: _Bounds) -> list[Span]:
-    """Returns every sentence of the document text outside page furniture, in order, none
+def _document_sentences(
+    text: str, offsets: list[int], bounds: _Bounds, *, continued: bool
+) -> list[Span]:
+    """Returns every sentence of the pages' text outside page furniture, in order, none
     across a region's edge.
 
     A page's last sentence that ends without sentence punctuation, followed by a page that
     opens in lower case, runs over the page break: it is joined with its ending, unless
     furniture (a page number under the one, a running head over the other) or a region's
-    edge stands between them.
+    edge stands between them. `continued` says that the first page's first sentence is the
+    ending of one begun before `text`: it is left out.
     """
     spans: list[Span] = []
     ends = [*offsets[1:], len(text) + len(PAGE_BREAK)]
@@ -217,6 +297,8 @@ def _document_sentences(text: str, offsets: list[int], bounds: _Bounds) -> list[
             for a, b in bounds.stretches(start, end - len(PAGE_BREAK))
             for sentence in _sentences(text, a, b)
         ]
+        if continued and index == 0:
+            sentences = sentences[1:]
         if sentences and spans and spans[-1][0] >= offsets[index - 1]:
             head, first = spans[-1], sentences[0]
             if (
@@ -228,6 +310,12 @@ def _document_sentences(text: str, offsets: list[int], bounds: _Bounds) -> list[
                 sentences = sentences[1:]
         spans += sentences
     return spans
+
+
+def _runs_over(sentences: list[Span], position: int) -> bool:
+    """Says whether one of the sentences begins before `position` and ends after it."""
+    index = bisect.bisect_left(sentences, position, key=lambda span: span[0]) - 1
+    return index >= 0 and sentences[index][1] > position
 
 
 def _sentences(text: str, start: int, end: int) -> list[Span]:

@@ -21,7 +21,7 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from app.ingest.records import PageText
+from app.ingest.records import PageLines
 
 FURNITURE = "furniture"
 """The flag of a chunk made of page furniture."""
@@ -95,7 +95,7 @@ class _Layout:
     margin: list[_Line]
 
 
-def find_furniture(pages: Sequence[PageText]) -> dict[int, list[tuple[int, int]]]:
+def find_furniture(pages: Sequence[PageLines]) -> dict[int, list[tuple[int, int]]]:
     """Returns, by page number, the sorted half-open spans of page text that are page furniture.
 
     Furniture lines with only whitespace between them make one span; pages without
@@ -124,27 +124,18 @@ def find_furniture(pages: Sequence[PageText]) -> dict[int, list[tuple[int, int]]
     }
 
 
-def _layout(index: int, page: PageText) -> _Layout:
-    """Returns the page's visual lines, each a run of characters sharing a line id."""
-    drawn = np.flatnonzero(page.line_ids >= 0)
-    if not len(drawn):
-        empty = np.zeros(0, dtype=np.float32)
-        return _Layout(empty, empty, np.zeros(0, dtype=bool), [])
-    ids = page.line_ids[drawn]
-    first = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
-    last = np.r_[first[1:], len(drawn)] - 1
-    boxes = page.char_boxes[drawn]
-    lefts, tops = (np.minimum.reduceat(boxes[:, k], first) for k in (0, 1))
-    rights, bottoms = (np.maximum.reduceat(boxes[:, k], first) for k in (2, 3))
+def _layout(index: int, page: PageLines) -> _Layout:
+    """Returns the page's visual lines, those in a margin band picked out."""
+    lefts, tops, rights, bottoms = page.line_boxes.T
     # Only upright-reading stamps count in the side margins: a narrow layout sets table
     # labels and footnote marks there too, and those recur at the same height by chance.
-    upright = (bottoms - tops > 2 * (rights - lefts)) & (last - first >= MIN_STAMP_CHARS - 1)
+    upright = (bottoms - tops > 2 * (rights - lefts)) & (page.line_glyphs >= MIN_STAMP_CHARS)
     side = upright & ((rights <= SIDE_BAND * page.width) | (lefts >= (1 - SIDE_BAND) * page.width))
     top = bottoms <= EDGE_BAND * page.height
     bottom = tops >= (1 - EDGE_BAND) * page.height
     margin: list[_Line] = []
     for row in np.flatnonzero(side | top | bottom).tolist():
-        start, end = int(drawn[first[row]]), int(drawn[last[row]]) + 1
+        start, end = int(page.line_starts[row]), int(page.line_ends[row])
         key = _key(page.text[start:end])
         # A line of punctuation ("}", "—") recurs in code and tables, and says nothing.
         if any(char.isalnum() or char == "#" for char in key):
@@ -161,7 +152,7 @@ def _key(text: str) -> str:
 
 
 def _recurring(
-    lines: Sequence[_Line], pages: Sequence[PageText], layouts: Sequence[_Layout]
+    lines: Sequence[_Line], pages: Sequence[PageLines], layouts: Sequence[_Layout]
 ) -> set[_Line]:
     """Returns the lines that recur at about the same height, each at its page's edge.
 
@@ -179,7 +170,7 @@ def _recurring(
         found = kept
 
 
-def _repeated(lines: Iterable[_Line], pages: Sequence[PageText], repeats: int) -> set[_Line]:
+def _repeated(lines: Iterable[_Line], pages: Sequence[PageLines], repeats: int) -> set[_Line]:
     """Returns the lines whose key recurs at about the same height on `repeats` pages or more."""
     by_key: dict[tuple[str, Edge], list[_Line]] = defaultdict(list)
     for line in lines:
@@ -202,7 +193,7 @@ def _held(found: Iterable[_Line], layouts: Sequence[_Layout]) -> list[npt.NDArra
     return held
 
 
-def _clusters(lines: list[_Line], pages: Sequence[PageText]) -> list[list[_Line]]:
+def _clusters(lines: list[_Line], pages: Sequence[PageLines]) -> list[list[_Line]]:
     """Returns the lines grouped by height, each within the tolerance of the one before."""
     ordered = sorted(lines, key=_middle)
     clusters: list[list[_Line]] = [[ordered[0]]]

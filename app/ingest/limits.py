@@ -22,8 +22,8 @@ class IngestLimits:
 class Deadline:
     """The moment by which an ingestion must be done; `check` refuses the PDF after it.
 
-    Checked between pages and between embedding groups: the work is cut where it can be
-    left cleanly, since nothing is stored before the last stage.
+    Checked between pages, between batches of pages and between embedding groups: the work
+    is cut where it can be left cleanly, since nothing is committed before the last batch.
     """
 
     seconds: float

@@ -8,7 +8,7 @@ Reading order (`app.ingest.layout`) and text assembly (`app.ingest.pagetext`) kn
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +28,15 @@ from app.errors import (
 from app.ingest.layout import Fragment, reading_order
 from app.ingest.limits import Deadline, check_page_count
 from app.ingest.pagetext import compose_text, make_fragment
-from app.ingest.records import ExtractedDocument, PageText, PdfAnnotation, Rect, TocEntry
+from app.ingest.records import (
+    ExtractedDocument,
+    PageLines,
+    PageT,
+    PageText,
+    PdfAnnotation,
+    Rect,
+    TocEntry,
+)
 
 TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
 """Glyphs outside the page are dropped. Left out on purpose: TEXT_PRESERVE_LIGATURES (so "ﬁ"
@@ -118,16 +126,28 @@ def _page_count(doc: pymupdf.Document) -> int:
 
 def extract_document(
     doc: pymupdf.Document, *, max_pages: int | None = None, deadline: Deadline | None = None
-) -> ExtractedDocument:
-    """Returns every page's text (numbered from 1), the outline and the metadata title.
+) -> ExtractedDocument[PageText]:
+    """Returns every page's text (numbered from 1), the outline and the metadata title."""
+    return extract_document_as(doc, lambda page: page, max_pages=max_pages, deadline=deadline)
 
-    Raises TooManyPages past `max_pages` before reading any page, and IngestTimeout when
-    `deadline` passes between two pages.
+
+def extract_document_as(
+    doc: pymupdf.Document,
+    keep: Callable[[PageText], PageT],
+    *,
+    max_pages: int | None = None,
+    deadline: Deadline | None = None,
+) -> ExtractedDocument[PageT]:
+    """Returns what `keep` makes of every page's text, the outline and the metadata title.
+
+    Each page is handed to `keep` as soon as it is read, so only what `keep` returns is
+    held for the whole document. Raises TooManyPages past `max_pages` before reading any
+    page, and IngestTimeout when `deadline` passes between two pages.
     """
     if max_pages is not None:
         check_page_count(_page_count(doc), max_pages)
     try:
-        pages = _extract_pages(doc, deadline)
+        pages = _extract_pages(doc, keep, deadline)
     except _MUPDF_ERRORS as exc:
         raise CorruptPdf(f"the PDF's content cannot be read: {exc}") from exc
     try:
@@ -143,14 +163,16 @@ def extract_document(
     )
 
 
-def _extract_pages(doc: pymupdf.Document, deadline: Deadline | None) -> list[PageText]:
+def _extract_pages(
+    doc: pymupdf.Document, keep: Callable[[PageText], PageT], deadline: Deadline | None
+) -> list[PageT]:
     # A function of its own so that no page object outlives it: reading the annotations
     # later reloads pages, which PyMuPDF refuses while another reference holds one.
     pages = []
     for page in doc.pages():
         if deadline is not None:
             deadline.check(f"reading page {page.number + 1}")
-        pages.append(extract_page(page))
+        pages.append(keep(extract_page(page)))
     return pages
 
 
@@ -360,12 +382,12 @@ def _destination_y(dest: dict[str, Any], matrix: pymupdf.Matrix) -> float | None
     return None
 
 
-def page_needs_ocr(page: PageText) -> bool:
+def page_needs_ocr(page: PageLines) -> bool:
     """Returns True when the page is an image with (next to) no text: a scan without OCR."""
     return _visible_chars(page) < MIN_PAGE_CHARS and page.image_coverage >= SCANNED_COVERAGE
 
 
-def check_text_layer(pages: Sequence[PageText]) -> None:
+def check_text_layer(pages: Sequence[PageLines]) -> None:
     """Returns nothing, or raises NoTextLayer when more than half the pages carry no text."""
     sparse = [page for page in pages if _visible_chars(page) < MIN_PAGE_CHARS]
     if 2 * len(sparse) > len(pages):
@@ -376,7 +398,7 @@ def check_text_layer(pages: Sequence[PageText]) -> None:
         )
 
 
-def _visible_chars(page: PageText) -> int:
+def _visible_chars(page: PageLines) -> int:
     return len("".join(page.text.split()))
 
 

@@ -1,37 +1,51 @@
-"""Ingestion: a PDF file in, a document with pages and embedded chunks stored in one transaction."""
+"""Ingestion: a PDF file in, a document with pages and embedded chunks stored in one transaction.
+
+The PDF is read whole first, keeping only each page's text and lines (`PageLines`): page
+furniture and reference sections are found over all pages. Its character boxes wait in a
+`BoxSpill` and come back a batch of pages at a time to be chunked, embedded and stored, so
+memory holds one batch's boxes, chunks and vectors however long the document.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import insert, select
+from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.annotations import store_marks
-from app.db.models import Chunk, Document, DocumentFile, Page
+from app.db.models import Document, DocumentFile
 from app.ingest.annotations import locate_marks
-from app.ingest.chunking import chunk_pages
+from app.ingest.chunking import DocumentChunker
 from app.ingest.flags import flag_chunks
 from app.ingest.furniture import find_furniture
-from app.ingest.geometry import line_rects, union_rect
+from app.ingest.geometry import chunk_rects
 from app.ingest.limits import Deadline, IngestLimits
-from app.ingest.pdf import check_text_layer, extract_document, open_pdf
-from app.ingest.records import ChunkDraft, ExtractedDocument, PageText
+from app.ingest.pdf import check_text_layer, extract_document_as, open_pdf
+from app.ingest.records import (
+    ChunkDraft,
+    ExtractedDocument,
+    Mark,
+    PageBatch,
+    PageLines,
+    PlacedChunk,
+)
 from app.ingest.references import reference_sections
+from app.ingest.rows import store_batch
+from app.ingest.spill import BoxSpill, box_spill
 from app.retrieval.embedder import Embedder, embed_texts
 
 READ_BLOCK = 1 << 20
 EMBED_GROUP = 512
-"""Chunks embedded between two deadline checks: a few seconds of work on one core."""
+"""Chunks embedded together, between two deadline checks: a few seconds of work on one core."""
 
 
 @dataclass(frozen=True)
@@ -94,35 +108,79 @@ def find_document(session: Session, *, collection: str, sha256: str) -> Document
 
 
 def read_pdf(
-    path: Path, password: str | None, *, limits: IngestLimits, deadline: Deadline
-) -> ExtractedDocument:
-    """Returns the document's pages and outline; raises the upload errors for unusable files.
+    path: Path,
+    password: str | None,
+    *,
+    limits: IngestLimits,
+    deadline: Deadline,
+    spill: BoxSpill,
+) -> ExtractedDocument[PageLines]:
+    """Returns the document's pages as lines, their character boxes left in `spill`, and its
+    outline; raises the upload errors for unusable files.
 
     A PDF without a text layer is refused unless it carries the reader's annotations: those
     are the reader's own work, kept and listed, though no passage of it can be retrieved.
     """
     with open_pdf(path, password) as pdf:
-        extracted = extract_document(pdf, max_pages=limits.max_pages, deadline=deadline)
+        extracted = extract_document_as(
+            pdf, spill.keep, max_pages=limits.max_pages, deadline=deadline
+        )
     if not extracted.annotations:
         check_text_layer(extracted.pages)
     return extracted
 
 
-def draft_chunks(extracted: ExtractedDocument, chunking: ChunkingParams) -> list[ChunkDraft]:
-    """Returns the document's flagged chunks, in document order."""
-    # Reference sections bound chunks like furniture does, so that leaving them out at
-    # query time never drops the body text a chunk would otherwise have shared with them.
-    references = reference_sections(extracted.pages, extracted.toc)
-    drafts = chunk_pages(
-        extracted.pages,
-        extracted.toc,
-        max_tokens=chunking.max_tokens,
-        overlap_tokens=chunking.overlap_tokens,
-        count_tokens=chunking.count_tokens,
-        furniture=find_furniture(extracted.pages),
-        regions=references,
-    )
-    return flag_chunks(drafts, references=references)
+def page_batches(
+    extracted: ExtractedDocument[PageLines],
+    spill: BoxSpill,
+    *,
+    chunking: ChunkingParams,
+    embedder: Embedder,
+    batch_pages: int,
+    deadline: Deadline | None = None,
+    timings: StageTimings | None = None,
+) -> Iterator[PageBatch]:
+    """Yields the document `batch_pages` pages at a time, in order, so that only one batch's
+    character boxes are held at a time.
+
+    Chunks are embedded EMBED_GROUP at a time across batches, each stored with the batch in
+    which its group is embedded. The deadline, if any, is checked before each batch and
+    between embedding groups.
+    """
+    timings = timings or StageTimings()
+    with timings.measure("chunk"):
+        # Reference sections bound chunks like furniture does, so that leaving them out at
+        # query time never drops the body text a chunk would otherwise have shared with them.
+        references = reference_sections(extracted.pages, extracted.toc)
+        chunker = DocumentChunker(
+            extracted.toc,
+            max_tokens=chunking.max_tokens,
+            overlap_tokens=chunking.overlap_tokens,
+            count_tokens=chunking.count_tokens,
+            furniture=find_furniture(extracted.pages),
+            regions=references,
+        )
+    page_count = len(extracted.pages)
+    unembedded: list[PlacedChunk] = []
+    for first in range(1, page_count + 1, batch_pages):
+        last = min(first + batch_pages - 1, page_count)
+        if deadline is not None:
+            deadline.check(f"chunking pages {first} to {last}")
+        with timings.measure("extract"):
+            window = spill.window(extracted.pages, first=first, last=last)
+        with timings.measure("chunk"):
+            drafts = flag_chunks(chunker.chunk(window), references=references)
+            pages = {page.number: page for page in window.pages}
+            unembedded += [PlacedChunk(draft, chunk_rects(draft, pages)) for draft in drafts]
+        # Whole groups of EMBED_GROUP chunks are embedded and the rest waits for the next
+        # batch: embedding sorts a group by length, and one batch's fewer chunks came out
+        # padded more, some 5% slower on documents of several batches.
+        ready = len(unembedded) - (len(unembedded) % EMBED_GROUP if last < page_count else 0)
+        chunks, unembedded = unembedded[:ready], unembedded[ready:]
+        with timings.measure("embed"):
+            vectors = embed_drafts(embedder, [chunk.draft for chunk in chunks], deadline)
+        marks = locate_marks(extracted.annotations, window.own_pages)
+        yield PageBatch(first, last, window.own_pages, chunks, vectors, marks)
 
 
 def ingest_pdf(
@@ -133,12 +191,13 @@ def ingest_pdf(
     embedder: Embedder,
     chunking: ChunkingParams,
     limits: IngestLimits,
+    batch_pages: int,
 ) -> IngestResult:
     """Returns the stored document, new or (same bytes in the same collection) the existing one.
 
     The reader's annotations in the PDF are stored with it, each linked to the chunks it
-    lies on. Nothing is written until every stage has succeeded, and then everything is
-    written in one transaction: a failure at any point leaves no row behind. A PDF over
+    lies on. Everything is written in one transaction, `batch_pages` pages at a time as
+    they are chunked and embedded: a failure at any point leaves no row behind. A PDF over
     `limits.max_pages`, or still unprocessed after `limits.timeout_seconds`, is refused.
     """
     deadline = Deadline(limits.timeout_seconds)
@@ -149,14 +208,18 @@ def ingest_pdf(
         return IngestResult(existing, created=False)
 
     timings = StageTimings()
-    with timings.measure("extract"):
-        extracted = read_pdf(path, meta.password, limits=limits, deadline=deadline)
-    with timings.measure("chunk"):
-        drafts = draft_chunks(extracted, chunking)
-    with timings.measure("embed"):
-        vectors = embed_drafts(embedder, drafts, deadline)
-    deadline.check("storing")
-    with timings.measure("store"):
+    with box_spill() as spill:
+        with timings.measure("extract"):
+            extracted = read_pdf(path, meta.password, limits=limits, deadline=deadline, spill=spill)
+        batches = page_batches(
+            extracted,
+            spill,
+            chunking=chunking,
+            embedder=embedder,
+            batch_pages=batch_pages,
+            deadline=deadline,
+            timings=timings,
+        )
         try:
             document = store_document(
                 sessions,
@@ -164,8 +227,8 @@ def ingest_pdf(
                 meta,
                 sha256=sha256,
                 extracted=extracted,
-                drafts=drafts,
-                vectors=vectors,
+                batches=batches,
+                timings=timings,
             )
         except IntegrityError:
             # The same bytes were stored concurrently in this collection: theirs stands.
@@ -178,14 +241,15 @@ def ingest_pdf(
 
 
 def embed_drafts(
-    embedder: Embedder, drafts: list[ChunkDraft], deadline: Deadline
+    embedder: Embedder, drafts: list[ChunkDraft], deadline: Deadline | None
 ) -> npt.NDArray[np.float32]:
-    """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline checked
-    before each group."""
+    """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline, if any,
+    checked before each group."""
     texts = [draft.content for draft in drafts]
     groups = []
     for start in range(0, len(texts), EMBED_GROUP):
-        deadline.check(f"embedding chunk {start + 1} of {len(texts)}")
+        if deadline is not None:
+            deadline.check(f"embedding chunk {start + 1} of {len(texts)}")
         groups.append(embed_texts(embedder, texts[start : start + EMBED_GROUP]))
     if not groups:
         return np.empty((0, embedder.dim), dtype=np.float32)
@@ -198,31 +262,27 @@ def store_document(
     meta: DocumentMeta,
     *,
     sha256: str,
-    extracted: ExtractedDocument,
-    drafts: list[ChunkDraft],
-    vectors: npt.NDArray[np.float32],
+    extracted: ExtractedDocument[PageLines],
+    batches: Iterable[PageBatch],
+    timings: StageTimings,
 ) -> Document:
-    """Returns the document after writing it, its file, pages, chunks and annotations in one
-    transaction."""
-    pages = {page.number: page for page in extracted.pages}
-    marks = locate_marks(extracted.annotations, extracted.pages)
+    """Returns the document after writing it, its file, and then, batch by batch, its pages,
+    chunks and annotations, all in one transaction."""
     with sessions.begin() as session:
         document = new_document(
             path, meta, sha256=sha256, page_count=len(extracted.pages), status="ready"
         )
-        describe_contents(document, extracted, given_title=meta.title, chunk_count=len(drafts))
-        document.annotation_count = len(marks)
         session.add(document)
         session.flush()
-        session.execute(insert(Page), [page_row(document.id, page) for page in extracted.pages])
-        if drafts:
-            session.execute(
-                insert(Chunk),
-                [
-                    chunk_row(document.id, draft, vector, pages)
-                    for draft, vector in zip(drafts, vectors, strict=True)
-                ],
-            )
+        marks: list[Mark] = []
+        chunk_count = 0
+        for batch in batches:
+            with timings.measure("store"):
+                store_batch(session, document.id, batch)
+            marks += batch.marks
+            chunk_count += len(batch.chunks)
+        describe_contents(document, extracted, given_title=meta.title, chunk_count=chunk_count)
+        document.annotation_count = len(marks)
         store_marks(session=session, document_id=document.id, marks=marks, source="pdf")
     return document
 
@@ -252,7 +312,7 @@ def new_document(
 
 def describe_contents(
     document: Document,
-    extracted: ExtractedDocument,
+    extracted: ExtractedDocument[PageLines],
     *,
     given_title: str | None,
     chunk_count: int,
@@ -264,56 +324,3 @@ def describe_contents(
         {"level": entry.level, "title": entry.title, "page": entry.page} for entry in extracted.toc
     ]
     document.title = given_title or extracted.title or Path(document.filename).stem
-
-
-def page_row(document_id: Any, page: PageText) -> dict[str, Any]:
-    return {
-        "document_id": document_id,
-        "page_number": page.number,
-        "text": page.text,
-        "width": page.width,
-        "height": page.height,
-        "char_boxes": page.char_boxes.astype(np.float32).tobytes(),
-        "line_ids": page.line_ids.astype(np.int32).tobytes(),
-    }
-
-
-def chunk_rects(draft: ChunkDraft, pages: dict[int, PageText]) -> list[dict[str, Any]]:
-    """Returns one rectangle per line of the chunk, on each page it covers."""
-    rects: list[dict[str, Any]] = []
-    for number in range(draft.page_start, draft.page_end + 1):
-        page = pages[number]
-        start = draft.page_span_start if number == draft.page_start else 0
-        end = draft.page_span_end if number == draft.page_end else len(page.text)
-        rects.extend({"page": number, "rect": list(rect)} for rect in line_rects(page, start, end))
-    return rects
-
-
-def chunk_row(
-    document_id: Any,
-    draft: ChunkDraft,
-    vector: npt.NDArray[np.float32],
-    pages: dict[int, PageText],
-) -> dict[str, Any]:
-    rects = chunk_rects(draft, pages)
-    first_page = [tuple(r["rect"]) for r in rects if r["page"] == draft.page_start]
-    bbox = union_rect(first_page)
-    return {
-        "document_id": document_id,
-        "ordinal": draft.ordinal,
-        "page_start": draft.page_start,
-        "page_end": draft.page_end,
-        "page_span_start": draft.page_span_start,
-        "page_span_end": draft.page_span_end,
-        "document_span_start": draft.document_span_start,
-        "document_span_end": draft.document_span_end,
-        "bbox": list(bbox) if bbox else [0.0, 0.0, 0.0, 0.0],
-        "line_rects": rects,
-        "chapter": draft.chapter,
-        "section": draft.section,
-        "content": draft.content,
-        "content_sha256": hashlib.sha256(draft.content.encode()).hexdigest(),
-        "token_count": draft.token_count,
-        "flags": list(draft.flags),
-        "embedding": vector,
-    }

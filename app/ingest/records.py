@@ -7,6 +7,7 @@ chunk, span and rectangle is derived from half-open character offsets into it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -40,6 +41,44 @@ class PageText:
     image_coverage: float = 0.0
 
 
+@dataclass(frozen=True, eq=False)
+class PageLines:
+    """One page as the whole-document detectors read it: its text and one box per visual line.
+
+    A page's character boxes and line ids take twenty bytes a character, its lines' boxes
+    under one: the lines of a whole document can be held, its boxes not.
+    Line i runs from `text[line_starts[i]]` to `text[line_ends[i] - 1]`, its first and last
+    glyph; `line_glyphs[i]` counts its glyphs and `line_boxes[i]` is the union of their boxes.
+    Lines are in text order, as `PageText.line_ids` numbers them.
+    """
+
+    number: int
+    text: str
+    width: float
+    height: float
+    line_starts: npt.NDArray[np.int32]
+    line_ends: npt.NDArray[np.int32]
+    line_glyphs: npt.NDArray[np.int32]
+    line_boxes: npt.NDArray[np.float32]
+    image_coverage: float = 0.0
+
+
+@dataclass(frozen=True)
+class PageWindow:
+    """Pages `first` to `last` of a document with their character boxes, and beside them the
+    page before `first` and the page after `last` where the document has them: a sentence may
+    run over a page break, so what is made of a window's pages can depend on its neighbours."""
+
+    pages: list[PageText]
+    first: int
+    last: int
+
+    @property
+    def own_pages(self) -> list[PageText]:
+        """Returns pages `first` to `last`, the neighbours left out."""
+        return [page for page in self.pages if self.first <= page.number <= self.last]
+
+
 @dataclass(frozen=True)
 class TocEntry:
     level: int
@@ -49,9 +88,15 @@ class TocEntry:
     """Where on the page the entry points, when the outline says; None means the page top."""
 
 
+PageT = TypeVar("PageT")
+
+
 @dataclass(frozen=True)
-class ExtractedDocument:
-    pages: list[PageText]
+class ExtractedDocument(Generic[PageT]):
+    """A PDF as read: its pages (whole, or only what a caller kept of each), outline, title
+    and the reader's annotations."""
+
+    pages: list[PageT]
     toc: list[TocEntry]
     title: str | None = None
     annotations: list[PdfAnnotation] = field(default_factory=list)
@@ -120,3 +165,26 @@ class Mark:
     rects: tuple[Rect, ...]
     page_span_start: int | None
     page_span_end: int | None
+
+
+@dataclass(frozen=True)
+class PlacedChunk:
+    """A chunk draft with one rectangle per line of it, on each page it covers: all it needs
+    of its pages' character boxes, taken while they are at hand."""
+
+    draft: ChunkDraft
+    line_rects: tuple[tuple[int, Rect], ...]
+    """(page number, rectangle) pairs, in reading order."""
+
+
+@dataclass(frozen=True)
+class PageBatch:
+    """Pages `first` to `last` ready to store, with the reader's marks on them and the chunks
+    embedded by then: over a document's batches, each chunk comes once, in order."""
+
+    first: int
+    last: int
+    pages: list[PageText]
+    chunks: list[PlacedChunk]
+    vectors: npt.NDArray[np.float32]
+    marks: list[Mark]

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.ingest.records import PAGE_BREAK, ChunkDraft, PageText, TocEntry
+from app.ingest.records import PAGE_BREAK, ChunkDraft, PageLines, TocEntry
 
 REFERENCES = "references"
 """The flag of a chunk in a reference section or reading like a bibliography."""
@@ -120,7 +120,9 @@ def is_reference_list(text: str) -> bool:
     return sum(entries) >= ENTRY_SHARE * len(lines) and cited >= CITATION_SHARE * len(lines)
 
 
-def reference_sections(pages: Sequence[PageText], toc: Sequence[TocEntry]) -> list[tuple[int, int]]:
+def reference_sections(
+    pages: Sequence[PageLines], toc: Sequence[TocEntry]
+) -> list[tuple[int, int]]:
     """Returns the document's reference sections as sorted, disjoint spans of the document
     text (the pages' texts joined with PAGE_BREAK)."""
     offsets = [0, *np.cumsum([len(p.text) + len(PAGE_BREAK) for p in pages[:-1]]).tolist()]
@@ -158,7 +160,7 @@ def _heading_lines(
             yield line.start(), line.end()
 
 
-def _locate(page: PageText, entry: TocEntry) -> int:
+def _locate(page: PageLines, entry: TocEntry) -> int:
     """Returns the offset in the page text where the outline entry's heading begins.
 
     Among the page's lines that spell the start of the title, the one nearest the entry's
@@ -180,11 +182,16 @@ def _locate(page: PageText, entry: TocEntry) -> int:
     )
 
 
-def _top(page: PageText, start: int, end: int) -> float:
-    """Returns the top of the highest glyph in page.text[start:end] (inf when none is drawn)."""
-    tops = page.char_boxes[start:end, 1]
-    drawn = tops[~np.isnan(tops)]
-    return float(drawn.min()) if len(drawn) else float("inf")
+def _top(page: PageLines, start: int, end: int) -> float:
+    """Returns the top of the highest glyph in page.text[start:end], a line of the text (inf
+    when none is drawn).
+
+    No visual line holds a line break, so the visual lines of a line of the text are those
+    that start in it.
+    """
+    first, last = np.searchsorted(page.line_starts, (start, end))
+    tops = page.line_boxes[first:last, 1]
+    return float(tops.min()) if len(tops) else float("inf")
 
 
 def _letters(text: str) -> str:

@@ -36,6 +36,7 @@ def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestRe
             embedder=runtime.embedder,
             chunking=chunking_params(runtime),
             limits=ingest_limits(runtime),
+            batch_pages=runtime.settings.ingest_batch_pages,
         )
     if result.created:
         record_ingestion(pages=result.document.page_count)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, delete, insert, select, text, update
+from sqlalchemy import Engine, delete, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -24,14 +24,14 @@ from app import metrics
 from app.db.annotations import store_marks
 from app.db.models import Chunk, Document, DocumentFile, Page
 from app.errors import CitelockError
-from app.ingest.annotations import locate_marks
 from app.ingest.limits import Deadline, IngestLimits
-from app.ingest.pipeline import chunk_row, describe_contents, draft_chunks, page_row, read_pdf
-from app.ingest.records import ChunkDraft, ExtractedDocument
+from app.ingest.pipeline import describe_contents, page_batches, read_pdf
+from app.ingest.records import ExtractedDocument, Mark, PageBatch, PageLines
+from app.ingest.rows import store_batch
 from app.ingest.service import chunking_params, ingest_limits
+from app.ingest.spill import BoxSpill, box_spill
 from app.ingest.uploads import spooled_upload
 from app.jobs.models import IngestJob
-from app.retrieval.embedder import embed_texts
 from app.runtime import Runtime
 
 logger = logging.getLogger(__name__)
@@ -152,36 +152,35 @@ def ingest_document(
     """Stores the document's pages and chunks a batch of pages per transaction, each with the
     job's progress, and marks the document ready in the last one."""
     sessions = runtime.sessions
-    extracted = read_stored_pdf(
-        sessions,
-        document_id,
-        uploads=runtime.settings.citelock_data_dir / "uploads",
-        limits=ingest_limits(runtime),
-    )
-    drafts = draft_chunks(extracted, chunking_params(runtime))
-    batch_pages = runtime.settings.ingest_batch_pages
-    for first in range(1, len(extracted.pages) + 1, batch_pages):
-        last = min(first + batch_pages - 1, len(extracted.pages))
-        store_batch(
+    marks: list[Mark] = []
+    chunk_count = 0
+    with box_spill() as spill:
+        extracted = read_stored_pdf(
             sessions,
-            job_id,
             document_id,
-            extracted,
-            drafts,
-            first=first,
-            last=last,
-            runtime=runtime,
+            uploads=runtime.settings.citelock_data_dir / "uploads",
+            limits=ingest_limits(runtime),
+            spill=spill,
         )
-        if on_progress is not None:
-            on_progress(last)
-    marks = locate_marks(extracted.annotations, extracted.pages)
+        for batch in page_batches(
+            extracted,
+            spill,
+            chunking=chunking_params(runtime),
+            embedder=runtime.embedder,
+            batch_pages=runtime.settings.ingest_batch_pages,
+        ):
+            store_progress(sessions, job_id, document_id, batch)
+            marks += batch.marks
+            chunk_count += len(batch.chunks)
+            if on_progress is not None:
+                on_progress(batch.last)
     with sessions.begin() as session:
         document = session.get(Document, document_id)
         job = session.get(IngestJob, job_id)
         assert document is not None and job is not None
         # The uploader's title, if any, is the one it was queued with; else the file's stem.
         given = document.title if document.title != Path(document.filename).stem else None
-        describe_contents(document, extracted, given_title=given, chunk_count=len(drafts))
+        describe_contents(document, extracted, given_title=given, chunk_count=chunk_count)
         # With the document made ready: its chunks are all stored for the marks to lie on.
         store_marks(session=session, document_id=document_id, marks=marks, source="pdf")
         document.annotation_count = len(marks)
@@ -190,7 +189,7 @@ def ingest_document(
     metrics.record_ingestion(pages=len(extracted.pages))
     metrics.INGEST_JOBS.labels("ready").inc()
     logger.info(
-        "ingest job %s ready", job_id, extra={"pages": len(extracted.pages), "chunks": len(drafts)}
+        "ingest job %s ready", job_id, extra={"pages": len(extracted.pages), "chunks": chunk_count}
     )
 
 
@@ -200,47 +199,30 @@ def read_stored_pdf(
     *,
     uploads: Path,
     limits: IngestLimits,
-) -> ExtractedDocument:
-    """Returns the pages and outline of the document's stored PDF; its bytes are let go on
-    return, not held through the ingestion. The page limit and the time limit apply to this
-    reading; the batches after it are the queue's to pace (a worker that stalls is noticed
-    by its heartbeat)."""
+    spill: BoxSpill,
+) -> ExtractedDocument[PageLines]:
+    """Returns the pages and outline of the document's stored PDF, its character boxes left
+    in `spill`; its bytes are let go on return, not held through the ingestion. The page
+    limit and the time limit apply to this reading; the batches after it are the queue's to
+    pace (a worker that stalls is noticed by its heartbeat)."""
     with sessions() as session:
         content = session.scalar(
             select(DocumentFile.content).where(DocumentFile.document_id == document_id)
         )
     assert content is not None
     with spooled_upload(io.BytesIO(content), directory=uploads, max_bytes=len(content)) as path:
-        return read_pdf(path, None, limits=limits, deadline=Deadline(limits.timeout_seconds))
+        deadline = Deadline(limits.timeout_seconds)
+        return read_pdf(path, None, limits=limits, deadline=deadline, spill=spill)
 
 
-def store_batch(
-    sessions: sessionmaker[Session],
-    job_id: uuid.UUID,
-    document_id: uuid.UUID,
-    extracted: ExtractedDocument,
-    drafts: list[ChunkDraft],
-    *,
-    first: int,
-    last: int,
-    runtime: Runtime,
+def store_progress(
+    sessions: sessionmaker[Session], job_id: uuid.UUID, document_id: uuid.UUID, batch: PageBatch
 ) -> None:
-    """Stores pages first..last and the chunks that end on them, embedded here, in one
-    transaction with the job's progress: memory holds one batch's vectors and rows."""
-    pages = {page.number: page for page in extracted.pages}
-    batch = [draft for draft in drafts if first <= draft.page_end <= last]
-    vectors = embed_texts(runtime.embedder, [draft.content for draft in batch])
+    """Stores the batch's pages and chunks in one transaction with the job's progress."""
     with sessions.begin() as session:
-        session.execute(
-            insert(Page), [page_row(document_id, pages[n]) for n in range(first, last + 1)]
-        )
-        if batch:
-            session.execute(
-                insert(Chunk),
-                [chunk_row(document_id, d, v, pages) for d, v in zip(batch, vectors, strict=True)],
-            )
+        store_batch(session, document_id, batch)
         session.execute(
             update(IngestJob)
             .where(IngestJob.id == job_id)
-            .values(pages_done=last, chunks_done=IngestJob.chunks_done + len(batch))
+            .values(pages_done=batch.last, chunks_done=IngestJob.chunks_done + len(batch.chunks))
         )

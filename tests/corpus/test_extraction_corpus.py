@@ -12,8 +12,8 @@ import pytest
 
 from app.errors import CitelockError, CorruptPdf, EmptyFile, EncryptedPdf, NoPages, NoTextLayer
 from app.ingest.chunking import chunk_pages
-from app.ingest.geometry import line_rects
-from app.ingest.pdf import check_text_layer, extract_document, open_pdf
+from app.ingest.geometry import line_rects, page_lines
+from app.ingest.pdf import check_text_layer, extract_document, extract_document_as, open_pdf
 from app.ingest.records import NO_LINE, ChunkDraft, ExtractedDocument, PageText
 from tests.chunk_invariants import assert_chunk_invariants
 from tests.shared_corpus import corpus_path
@@ -75,7 +75,7 @@ def chunk_parts(chunk: ChunkDraft, doc: ExtractedDocument) -> Iterator[tuple[Pag
 @pytest.mark.parametrize("name", TEXT_DOCS)
 def test_pages_are_tidy_and_aligned(documents: dict[str, ExtractedDocument], name: str) -> None:
     doc = documents[name]
-    check_text_layer(doc.pages)
+    check_text_layer([page_lines(page) for page in doc.pages])
     assert [page.number for page in doc.pages] == list(range(1, len(doc.pages) + 1))
     for page in doc.pages:
         assert page.text == page.text.strip() and "\n\n\n" not in page.text
@@ -277,7 +277,7 @@ def test_bad_files_raise(name: str, password: str | None, error: type[CitelockEr
 )
 def test_readable_bad_files_open(name: str, password: str | None, phrase: str) -> None:
     with open_pdf(corpus_path("bad", name), password) as doc:
-        extracted = extract_document(doc)
+        extracted = extract_document_as(doc, page_lines)
     check_text_layer(extracted.pages)
     assert phrase in extracted.pages[0].text
 
@@ -288,6 +288,6 @@ def test_readable_bad_files_open(name: str, password: str | None, phrase: str) -
 )
 def test_scans_without_text_layer_raise(folder: str, name: str) -> None:
     with open_pdf(corpus_path(folder, name)) as doc:
-        extracted = extract_document(doc)
+        extracted = extract_document_as(doc, page_lines)
     with pytest.raises(NoTextLayer):
         check_text_layer(extracted.pages)

@@ -12,8 +12,16 @@ import pytest
 from app.ingest.chunking import chunk_pages
 from app.ingest.flags import OCR_NOISE, flag_chunks
 from app.ingest.furniture import FURNITURE, find_furniture
+from app.ingest.geometry import page_lines
 from app.ingest.pdf import extract_document, open_pdf
-from app.ingest.records import NO_LINE, PAGE_BREAK, ChunkDraft, ExtractedDocument
+from app.ingest.records import (
+    NO_LINE,
+    PAGE_BREAK,
+    ChunkDraft,
+    ExtractedDocument,
+    PageLines,
+    PageText,
+)
 from app.ingest.references import REFERENCES, reference_sections
 from tests.shared_corpus import corpus_path
 
@@ -30,11 +38,15 @@ CLEAN = [
 NOISY = "ocrnoisy_zh_pr-136-example.pdf"
 MAX_TOKENS, OVERLAP_TOKENS = 200, 32
 
-Flagged = tuple[ExtractedDocument, list[ChunkDraft]]
+Flagged = tuple[ExtractedDocument[PageText], list[ChunkDraft]]
 
 
 def count_words(texts: list[str]) -> list[int]:
     return [len(text.split()) for text in texts]
+
+
+def lines_of(doc: ExtractedDocument[PageText]) -> list[PageLines]:
+    return [page_lines(page) for page in doc.pages]
 
 
 @pytest.fixture(scope="module")
@@ -44,10 +56,10 @@ def flagged() -> dict[str, Flagged]:
     for name in [*PAPERS, *CLEAN, NOISY]:
         with open_pdf(corpus_path("docs", name)) as pdf:
             doc = extract_document(pdf)
-        references = reference_sections(doc.pages, doc.toc)
+        references = reference_sections(lines_of(doc), doc.toc)
         chunks = chunk_pages(
             doc.pages, doc.toc, max_tokens=MAX_TOKENS, overlap_tokens=OVERLAP_TOKENS,
-            count_tokens=count_words, furniture=find_furniture(doc.pages), regions=references,
+            count_tokens=count_words, furniture=find_furniture(lines_of(doc)), regions=references,
         )  # fmt: skip
         found[name] = (doc, flag_chunks(chunks, references=references))
     return found
@@ -90,7 +102,7 @@ def test_body_text_is_almost_never_flagged_references(
 ) -> None:
     doc, chunks = flagged[name]
     document = PAGE_BREAK.join(page.text for page in doc.pages)
-    sections = reference_sections(doc.pages, doc.toc)
+    sections = reference_sections(lines_of(doc), doc.toc)
     outside = [
         chunk for chunk in body(chunks)
         if REFERENCES in chunk.flags
@@ -134,7 +146,7 @@ def test_running_heads_and_page_numbers_stay_out_of_answer_chunks(
         drawn = page.line_ids != NO_LINE
         edge = drawn & ((page.char_boxes[:, 3] <= head) | (page.char_boxes[:, 1] >= foot))
         assert covered[number][edge].all(), (number, page.text[np.flatnonzero(edge)[0] :][:60])
-    furniture = find_furniture(doc.pages)
+    furniture = find_furniture(lines_of(doc))
     for chunk in body(chunks):
         for number in range(chunk.page_start, chunk.page_end + 1):
             start = chunk.page_span_start if number == chunk.page_start else 0
@@ -164,7 +176,7 @@ def test_no_answer_chunk_quotes_a_running_head(
 
 def test_tracemonkey_has_no_furniture_to_find(flagged: dict[str, Flagged]) -> None:
     # The pdf.js copy of the paper carries neither running heads nor page numbers.
-    assert find_furniture(flagged["tracemonkey.pdf"][0].pages) == {}
+    assert find_furniture(lines_of(flagged["tracemonkey.pdf"][0])) == {}
 
 
 def test_noisy_ocr_layer_is_flagged_and_clean_text_is_not(flagged: dict[str, Flagged]) -> None:

@@ -11,9 +11,10 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.ingest.limits import Deadline
-from app.ingest.pipeline import draft_chunks, read_pdf
+from app.ingest.pipeline import page_batches, read_pdf
 from app.ingest.service import chunking_params, ingest_limits
-from app.jobs.ingest_job import run_ingest_job, store_batch
+from app.ingest.spill import box_spill
+from app.jobs.ingest_job import run_ingest_job, store_progress
 from app.jobs.queue import InProcessWorker
 from app.runtime import Runtime
 from tests.api.conftest import client_for
@@ -134,30 +135,32 @@ def test_a_rerun_after_an_interrupted_run_stores_each_chunk_once(
     accepted = jobs_client.post("/api/v1/documents", files={"file": ("ten.pdf", pdf)}).json()
     job_id = uuid.UUID(accepted["job_url"].rsplit("/", 1)[1])
     document_id = uuid.UUID(accepted["id"])
-    # What a worker killed after its first batch leaves behind.
+    # What a worker killed after its batches, before it made the document ready, leaves.
     path = jobs_runtime.settings.citelock_data_dir / "ten.pdf"
     path.write_bytes(pdf)
     limits = ingest_limits(jobs_runtime)
-    extracted = read_pdf(path, None, limits=limits, deadline=Deadline(limits.timeout_seconds))
-    drafts = draft_chunks(extracted, chunking_params(jobs_runtime))
-    store_batch(
-        jobs_runtime.sessions,
-        job_id,
-        document_id,
-        extracted,
-        drafts,
-        first=1,
-        last=4,
-        runtime=jobs_runtime,
-    )
-    assert stored_counts(jobs_runtime, accepted["id"])[0] == 4
+    with box_spill() as spill:
+        extracted = read_pdf(
+            path, None, limits=limits, deadline=Deadline(limits.timeout_seconds), spill=spill
+        )
+        batches = page_batches(
+            extracted,
+            spill,
+            chunking=chunking_params(jobs_runtime),
+            embedder=jobs_runtime.embedder,
+            batch_pages=jobs_runtime.settings.ingest_batch_pages,
+        )
+        for batch in batches:
+            store_progress(jobs_runtime.sessions, job_id, document_id, batch)
+    pages, left_behind, _ = stored_counts(jobs_runtime, accepted["id"])
+    assert pages == 10 and left_behind > 0
     assert jobs_client.get("/api/v1/documents").json()["count"] == 0
 
     assert run_ingest_job(job_id, runtime=jobs_runtime) == "ready"
     job = jobs_client.get(accepted["job_url"]).json()
     pages, chunks, ordinals = stored_counts(jobs_runtime, accepted["id"])
-    assert (pages, chunks, ordinals) == (10, len(drafts), len(drafts))
-    assert job["chunks_done"] == len(drafts)
+    assert (pages, chunks, ordinals) == (10, left_behind, left_behind)
+    assert job["chunks_done"] == left_behind
 
 
 def test_a_job_interrupted_too_often_fails_with_the_reason(

@@ -9,6 +9,7 @@ import pytest
 
 from app.ingest.chunking import chunk_pages
 from app.ingest.flags import OCR_NOISE, flag_chunks, flag_ocr_noise, ocr_noise_score
+from app.ingest.geometry import page_lines
 from app.ingest.records import NO_LINE, PAGE_BREAK, ChunkDraft, PageText, TocEntry
 from app.ingest.references import (
     REFERENCES,
@@ -85,6 +86,10 @@ def make_page(number: int, text: str) -> PageText:
     )
 
 
+def sections_of(pages: list[PageText], toc: list[TocEntry]) -> list[tuple[int, int]]:
+    return reference_sections([page_lines(page) for page in pages], toc)
+
+
 def document(pages: list[PageText]) -> str:
     return PAGE_BREAK.join(page.text for page in pages)
 
@@ -105,16 +110,16 @@ def test_reference_section_from_the_outline_ends_at_the_next_entry() -> None:
         TocEntry(1, "A Appendix", 3, 100.0),
     ]
     text = document(PAPER)
-    [(start, end)] = reference_sections(PAPER, toc)
+    [(start, end)] = sections_of(PAPER, toc)
     assert text[start:end] == "References\n\n" + NUMBERED + PAGE_BREAK
 
 
 def test_reference_heading_in_the_text_runs_to_an_appendix_heading() -> None:
     text = document(PAPER)
-    [(start, end)] = reference_sections(PAPER, [])
+    [(start, end)] = sections_of(PAPER, [])
     assert text[start:end] == "References\n\n" + NUMBERED + PAGE_BREAK
     last = [make_page(1, "Body here.\n\nREFERENCES\n\n" + AUTHOR_YEAR)]
-    [(start, end)] = reference_sections(last, [])
+    [(start, end)] = sections_of(last, [])
     assert document(last)[start:end] == "REFERENCES\n\n" + AUTHOR_YEAR
 
 
@@ -127,7 +132,7 @@ def test_reference_heading_in_the_text_runs_to_an_appendix_heading() -> None:
     ],
 )
 def test_reference_headings_need_a_bibliography_after_them(text: str) -> None:
-    assert reference_sections([make_page(1, text)], []) == []
+    assert sections_of([make_page(1, text)], []) == []
 
 
 def draft(ordinal: int, start: int, end: int, text: str, flags: tuple[str, ...] = ()) -> ChunkDraft:
@@ -153,7 +158,7 @@ def test_chunks_mostly_in_a_section_or_reading_like_references_are_flagged() -> 
 
 def test_chunks_never_straddle_a_reference_section() -> None:
     pages = [make_page(1, "Body here. Then more.\n\nReferences\n\n" + NUMBERED)]
-    sections = reference_sections(pages, [])
+    sections = sections_of(pages, [])
     chunks = chunk_pages(
         pages, [], max_tokens=200, overlap_tokens=20, count_tokens=count_words, regions=sections
     )

@@ -10,6 +10,7 @@ import pytest
 
 from app.ingest.chunking import chunk_pages
 from app.ingest.furniture import FURNITURE, find_furniture
+from app.ingest.geometry import page_lines
 from app.ingest.records import NO_LINE, PageText
 
 Line = tuple[float, str]
@@ -47,8 +48,12 @@ def make_page(number: int, lines: list[Line], *, height: float = 792.0) -> PageT
     )
 
 
+def furniture_of(pages: list[PageText]) -> dict[int, list[tuple[int, int]]]:
+    return find_furniture([page_lines(page) for page in pages])
+
+
 def furniture_text(pages: list[PageText]) -> dict[int, list[str]]:
-    found = find_furniture(pages)
+    found = furniture_of(pages)
     return {page.number: [page.text[a:b] for a, b in found.get(page.number, [])] for page in pages}
 
 
@@ -98,7 +103,7 @@ def test_lone_page_numbers_are_furniture_even_once() -> None:
     ],
 )
 def test_lines_that_only_look_like_page_numbers_stay(lines: list[Line]) -> None:
-    assert find_furniture([make_page(1, lines)]) == {}
+    assert furniture_of([make_page(1, lines)]) == {}
 
 
 def test_recurring_line_below_body_text_is_not_furniture() -> None:
@@ -107,13 +112,13 @@ def test_recurring_line_below_body_text_is_not_furniture() -> None:
         make_page(n, [(40.0, f"Statement of {WORDS[n]}"), (60.0, "Three Months Ended"), *body(n)])
         for n in range(1, 5)
     ]
-    assert find_furniture(pages) == {}
+    assert furniture_of(pages) == {}
 
 
 def test_line_on_too_few_pages_is_not_furniture() -> None:
     heads = {n: "Draft" if n in (4, 8) else f"Heading on {WORDS[n]}" for n in range(1, 11)}
     pages = [make_page(n, [(40.0, heads[n]), *body(n)]) for n in range(1, 11)]
-    assert find_furniture(pages) == {}
+    assert furniture_of(pages) == {}
 
 
 def test_stamp_running_up_the_margin_recurs() -> None:
@@ -133,10 +138,10 @@ def test_neighbouring_furniture_lines_make_one_span() -> None:
         make_page(n, [(30.0, "Report 7"), (42.0, "March 2024"), *body(n), (750.0, f"{n}")])
         for n in range(1, 4)
     ]
-    found = find_furniture(pages)
+    found = furniture_of(pages)
     assert [pages[0].text[a:b] for a, b in found[1]] == ["Report 7\n\nMarch 2024", "1"]
-    assert find_furniture([]) == {} and find_furniture([make_page(1, [])]) == {}
-    assert find_furniture(pages) == found
+    assert furniture_of([]) == {} and furniture_of([make_page(1, [])]) == {}
+    assert furniture_of(pages) == found
 
 
 def paged(body: list[str]) -> list[PageText]:
@@ -153,7 +158,7 @@ def test_chunks_keep_furniture_to_itself() -> None:
     pages = paged(texts)
     chunks = chunk_pages(
         pages, [], max_tokens=50, overlap_tokens=10, count_tokens=count_words,
-        furniture=find_furniture(pages),
+        furniture=furniture_of(pages),
     )  # fmt: skip
     assert [(c.content, c.flags) for c in chunks] == [
         part
@@ -174,7 +179,7 @@ def test_sentence_over_a_page_break_splits_at_furniture() -> None:
     assert any("Running Head\n\npage break" in c.content for c in plain)
     chunks = chunk_pages(
         pages, [], max_tokens=50, overlap_tokens=0, count_tokens=count_words,
-        furniture=find_furniture(pages),
+        furniture=furniture_of(pages),
     )  # fmt: skip
     assert [c.content for c in chunks if FURNITURE not in c.flags] == texts
     assert all(c.page_start == c.page_end for c in chunks)
@@ -185,7 +190,7 @@ def test_long_furniture_is_cut_to_the_budget() -> None:
     pages = [make_page(n, [(40.0, head.strip()), *body(n)]) for n in range(1, 4)]
     chunks = chunk_pages(
         pages, [], max_tokens=5, overlap_tokens=2, count_tokens=count_words,
-        furniture=find_furniture(pages),
+        furniture=furniture_of(pages),
     )  # fmt: skip
     furniture = [c for c in chunks if FURNITURE in c.flags]
     assert all(c.token_count <= 5 for c in chunks) and len(furniture) > 3

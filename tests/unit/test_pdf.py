@@ -23,6 +23,7 @@ from app.errors import (
     PageNotFound,
 )
 from app.ingest.annotations import locate_marks
+from app.ingest.geometry import page_lines
 from app.ingest.layout import Fragment, reading_order
 from app.ingest.pdf import (
     check_text_layer,
@@ -264,16 +265,17 @@ def scanned_page(text: str = "") -> PageText:
 def test_scanned_page_needs_ocr() -> None:
     scan = scanned_page()
     assert scan.text == "" and scan.image_coverage == pytest.approx(1.0)
-    assert page_needs_ocr(scan)
-    assert not page_needs_ocr(scanned_page("An OCR layer with enough characters."))
+    assert page_needs_ocr(page_lines(scan))
+    assert not page_needs_ocr(page_lines(scanned_page("An OCR layer with enough characters.")))
 
 
 def test_check_text_layer_counts_pages_without_text(tmp_path: Path) -> None:
     with open_pdf(text_pdf(tmp_path / "text.pdf", ["Hello, world! Goodbye, world!"])) as doc:
         text_page = extract_page(doc[0])
-    check_text_layer([text_page, text_page, scanned_page()])
+    text_lines, scan_lines = page_lines(text_page), page_lines(scanned_page())
+    check_text_layer([text_lines, text_lines, scan_lines])
     with pytest.raises(NoTextLayer):
-        check_text_layer([text_page, scanned_page(), scanned_page()])
+        check_text_layer([text_lines, scan_lines, scan_lines])
 
 
 def test_render_page_png(tmp_path: Path) -> None:

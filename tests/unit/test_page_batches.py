@@ -1,0 +1,115 @@
+"""Ingestion page batch by page batch: the chunks and marks of the whole document, exactly,
+however the batches cut it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pymupdf
+import pytest
+
+from app.ingest.annotations import locate_marks
+from app.ingest.chunking import chunk_pages
+from app.ingest.flags import flag_chunks
+from app.ingest.furniture import find_furniture
+from app.ingest.limits import Deadline, IngestLimits
+from app.ingest.pdf import extract_document, open_pdf
+from app.ingest.pipeline import ChunkingParams, page_batches, read_pdf
+from app.ingest.references import REFERENCES, reference_sections
+from app.ingest.spill import box_spill
+from tests.generated_pdfs import text_pdf
+
+MAX_TOKENS = 12
+"""Words a chunk may hold: a long sentence must be cut, and a cut may fall past a page break."""
+
+PAGES = [
+    "Tracing starts at loop headers. The recorder follows the hot path and",
+    # Ends the sentence above; its own last sentence runs over the next break.
+    "writes a trace tree. Side exits grow new branches",
+    # Wholly the ending of the sentence above: its open end must not reach the next page.
+    "that join the tree",
+    "once the exit is hot. Guards check types at every step of the trace",
+    "and the monitor leaves the trace when one fails.",
+    # A sentence too long for a chunk, cut in two past the break: its second part opens
+    # the next page's chunks.
+    "Long sentences are cut. This one begins late on the page and",
+    "reaches the next page where it goes on with many more words before it stops at last.",
+    "References\n[1] A. Gal, B. Eich. Trace trees. In Proc. of the Conference, pages 1-9, 2009.\n"
+    "[2] C. Author, D. Writer. Loops. In Proc. of the Workshop, pages 10-19, 2010.\n"
+    "[3] E. Name, F. Other. Types. Journal of Compilers, vol. 3, pages 20-29, 2011.",
+]
+OUTLINE = [[1, "Tracing", 1], [2, "Side exits", 2], [1, "Long sentences", 6]]
+
+
+class ZeroEmbedder:
+    name = "zero"
+    dim = 4
+    batch_size = 8
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        return np.zeros((len(texts), self.dim), dtype=np.float32)
+
+
+def count_words(texts: list[str]) -> list[int]:
+    return [len(text.split()) for text in texts]
+
+
+@pytest.fixture(scope="module")
+def pdf_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Returns the PDF of PAGES with the outline and a highlight on page 4, over its break."""
+    document = pymupdf.open(stream=text_pdf(PAGES, toc=OUTLINE))
+    page = document[3]
+    page.add_highlight_annot(page.search_for("every step of the trace"))
+    path = tmp_path_factory.mktemp("batches") / "crossing.pdf"
+    document.save(path)
+    return path
+
+
+@pytest.mark.parametrize("batch_pages", [1, 2, 3, len(PAGES)])
+def test_batches_store_the_chunks_and_marks_of_the_whole_document(
+    pdf_path: Path, batch_pages: int
+) -> None:
+    with open_pdf(pdf_path) as pdf:
+        whole = extract_document(pdf)
+    with box_spill() as spill:
+        extracted = read_pdf(
+            pdf_path, None, limits=IngestLimits(100, 60), deadline=Deadline(60), spill=spill
+        )
+        batches = list(
+            page_batches(
+                extracted,
+                spill,
+                chunking=ChunkingParams(MAX_TOKENS, 4, count_words),
+                embedder=ZeroEmbedder(),
+                batch_pages=batch_pages,
+            )
+        )
+    references = reference_sections(extracted.pages, extracted.toc)
+    expected = flag_chunks(
+        chunk_pages(
+            whole.pages,
+            whole.toc,
+            max_tokens=MAX_TOKENS,
+            overlap_tokens=4,
+            count_tokens=count_words,
+            furniture=find_furniture(extracted.pages),
+            regions=references,
+        ),
+        references=references,
+    )
+    chunks = [(chunk.page_start, chunk.page_end, chunk.content) for chunk in expected]
+    assert (2, 3, "Side exits grow new branches\n\nthat join the tree") in chunks
+    assert (4, 4, "once the exit is hot.") in chunks
+    assert any(start == 7 and text.startswith("where it goes on") for start, _, text in chunks)
+    assert {chunk.chapter for chunk in expected} == {"Tracing", "Long sentences"}
+    assert any(REFERENCES in chunk.flags for chunk in expected)
+    assert [chunk.draft for batch in batches for chunk in batch.chunks] == expected
+    assert [mark for batch in batches for mark in batch.marks] == locate_marks(
+        whole.annotations, whole.pages
+    )
+    assert [batch.first for batch in batches] == list(range(1, len(PAGES) + 1, batch_pages))
+    assert [page.number for batch in batches for page in batch.pages] == list(
+        range(1, len(PAGES) + 1)
+    )
