@@ -86,6 +86,12 @@ p50 1.2 ms at 40, 3.9 at 240), so a small table no longer pays for a large one's
 EF_SEARCH_MAX = 1_000
 """pgvector's upper limit for hnsw.ef_search."""
 
+EF_SEARCH_STEP = 10
+"""hnsw.ef_search moves in steps of this size. The table's size comes from ANALYZE, which
+estimates a large table from a sample: the estimate of the same data may move by a fraction
+of a percent, and a step keeps the same data searched with the same list (and so the same
+results), but where the estimate straddles a step."""
+
 EF_SEARCH_REFRESH_SECONDS = 60.0
 """How often a pooled connection re-reads the table's size for its hnsw.ef_search."""
 
@@ -181,7 +187,7 @@ def ef_search_for(chunks: float) -> int:
     if chunks <= EF_SEARCH_SMALL_TABLE:
         return EF_SEARCH_SMALL
     grown: float = EF_SEARCH_SMALL * (chunks / EF_SEARCH_SMALL_TABLE) ** EF_SEARCH_GROWTH
-    return min(math.ceil(grown), EF_SEARCH_MAX)
+    return min(math.ceil(grown / EF_SEARCH_STEP) * EF_SEARCH_STEP, EF_SEARCH_MAX)
 
 
 def search_chunks(

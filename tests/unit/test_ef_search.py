@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.retrieval.search import EF_SEARCH_MAX, EF_SEARCH_SMALL, ef_search_for
+from app.retrieval.search import EF_SEARCH_MAX, EF_SEARCH_SMALL, EF_SEARCH_STEP, ef_search_for
 
 
 @pytest.mark.parametrize("chunks", [-1.0, 0.0, 500.0, 10_000.0])
@@ -22,3 +22,9 @@ def test_the_list_grows_with_the_table_and_stops_at_pgvectors_limit() -> None:
 def test_at_100k_chunks_the_list_is_the_one_measured_to_find_098() -> None:
     # search.EF_SEARCH_GROWTH: 0.976-0.979 of the true top 10 at 160-180, 0.984 at 200-240.
     assert 200 <= ef_search_for(100_000) <= 250
+
+
+def test_an_estimate_moved_by_analyze_keeps_the_same_list() -> None:
+    # ANALYZE samples a large table: the same 100k chunks may be estimated a little apart.
+    assert ef_search_for(99_800) == ef_search_for(100_000) == ef_search_for(100_200)
+    assert ef_search_for(100_000) % EF_SEARCH_STEP == 0
