@@ -146,6 +146,12 @@ class Settings(BaseSettings):
         return self
 
     @property
+    def uploads_dir(self) -> Path:
+        """Where uploads are spooled and ingestion parks character boxes, inside the data folder:
+        nothing the service writes goes anywhere else."""
+        return self.citelock_data_dir / "uploads"
+
+    @property
     def runs_in_process_worker(self) -> bool:
         return (
             self.in_process_worker if self.in_process_worker is not None else not self.database_url

@@ -47,7 +47,7 @@ def replace_pdf_annotations(
     with (
         spooled_upload(
             stream,
-            directory=settings.citelock_data_dir / "uploads",
+            directory=settings.uploads_dir,
             max_bytes=settings.max_upload_bytes,
         ) as path,
         open_pdf(path, password) as pdf,

@@ -192,6 +192,7 @@ def ingest_pdf(
     chunking: ChunkingParams,
     limits: IngestLimits,
     batch_pages: int,
+    scratch: Path,
 ) -> IngestResult:
     """Returns the stored document, new or (same bytes in the same collection) the existing one.
 
@@ -199,6 +200,7 @@ def ingest_pdf(
     lies on. Everything is written in one transaction, `batch_pages` pages at a time as
     they are chunked and embedded: a failure at any point leaves no row behind. A PDF over
     `limits.max_pages`, or still unprocessed after `limits.timeout_seconds`, is refused.
+    The pages' character boxes wait in an unnamed file in `scratch` meanwhile.
     """
     deadline = Deadline(limits.timeout_seconds)
     sha256 = file_sha256(path)
@@ -208,7 +210,7 @@ def ingest_pdf(
         return IngestResult(existing, created=False)
 
     timings = StageTimings()
-    with box_spill() as spill:
+    with box_spill(scratch) as spill:
         with timings.measure("extract"):
             extracted = read_pdf(path, meta.password, limits=limits, deadline=deadline, spill=spill)
         batches = page_batches(

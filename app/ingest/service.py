@@ -37,6 +37,7 @@ def ingest_file(path: Path, meta: DocumentMeta, *, runtime: Runtime) -> IngestRe
             chunking=chunking_params(runtime),
             limits=ingest_limits(runtime),
             batch_pages=runtime.settings.ingest_batch_pages,
+            scratch=runtime.settings.uploads_dir,
         )
     if result.created:
         record_ingestion(pages=result.document.page_count)

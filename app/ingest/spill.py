@@ -13,6 +13,7 @@ import os
 import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
@@ -25,9 +26,11 @@ LINE_ID_BYTES = np.dtype(np.int32).itemsize
 
 
 @contextmanager
-def box_spill() -> Iterator[BoxSpill]:
-    """Yields an empty spill, its file gone on exit whatever happens."""
-    with tempfile.TemporaryFile() as file:
+def box_spill(directory: Path) -> Iterator[BoxSpill]:
+    """Yields an empty spill whose unnamed file lies in `directory`, gone on exit whatever
+    happens."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryFile(dir=directory) as file:
         yield BoxSpill(file)
 
 

@@ -154,11 +154,11 @@ def ingest_document(
     sessions = runtime.sessions
     marks: list[Mark] = []
     chunk_count = 0
-    with box_spill() as spill:
+    with box_spill(runtime.settings.uploads_dir) as spill:
         extracted = read_stored_pdf(
             sessions,
             document_id,
-            uploads=runtime.settings.citelock_data_dir / "uploads",
+            uploads=runtime.settings.uploads_dir,
             limits=ingest_limits(runtime),
             spill=spill,
         )

@@ -38,7 +38,7 @@ def accept_upload(
     settings = runtime.settings
     with spooled_upload(
         stream,
-        directory=settings.citelock_data_dir / "uploads",
+        directory=settings.uploads_dir,
         max_bytes=settings.max_upload_bytes,
     ) as path:
         pages = count_pages(path, meta.password)

@@ -139,7 +139,7 @@ def test_a_rerun_after_an_interrupted_run_stores_each_chunk_once(
     path = jobs_runtime.settings.citelock_data_dir / "ten.pdf"
     path.write_bytes(pdf)
     limits = ingest_limits(jobs_runtime)
-    with box_spill() as spill:
+    with box_spill(jobs_runtime.settings.uploads_dir) as spill:
         extracted = read_pdf(
             path, None, limits=limits, deadline=Deadline(limits.timeout_seconds), spill=spill
         )

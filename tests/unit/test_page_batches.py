@@ -73,7 +73,7 @@ def test_batches_store_the_chunks_and_marks_of_the_whole_document(
 ) -> None:
     with open_pdf(pdf_path) as pdf:
         whole = extract_document(pdf)
-    with box_spill() as spill:
+    with box_spill(pdf_path.parent) as spill:
         extracted = read_pdf(
             pdf_path, None, limits=IngestLimits(100, 60), deadline=Deadline(60), spill=spill
         )
