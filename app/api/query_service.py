@@ -190,7 +190,7 @@ def answer_query(
     )
     response_id = store_response(
         session=session,
-        evidence=stored.model_dump(mode="json"),
+        evidence_json=stored.model_dump_json(),
         ttl_seconds=settings.response_ttl_seconds,
     )
     timings["store"] = elapsed_ms(started)

@@ -21,10 +21,13 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import numpy.typing as npt
+import psycopg
+from pgvector.psycopg.vector import VectorBinaryDumper
+from psycopg.types import TypeInfo
 from sqlalchemy import (
     ColumnElement,
     Engine,
@@ -39,6 +42,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import InstrumentedAttribute, Session
+from sqlalchemy.types import UserDefinedType
 
 from app.db.annotations import boosting_mark_count
 from app.db.models import Chunk, Document
@@ -94,6 +98,15 @@ results), but where the estimate straddles a step."""
 
 EF_SEARCH_REFRESH_SECONDS = 60.0
 """How often a pooled connection re-reads the table's size for its hnsw.ef_search."""
+
+EF_SEARCH_HEADROOM = 1.25
+"""How much longer than the rows a statement reads an index walk's candidate list is made
+(covering_ef_search): flagged and filtered chunks are dropped from what the walk yields."""
+
+TABLE_EF_SEARCH = "citelock.table_ef_search"
+EF_SEARCH = "citelock.ef_search"
+VECTOR_DUMPER = "citelock.vector_dumper"
+"""Keys of what a pooled connection's record remembers of its settings (its `info`)."""
 
 MAX_SCAN_TUPLES = 20_000
 """How many index tuples an iterative scan may visit before it gives up (pgvector's default)."""
@@ -179,6 +192,49 @@ def configure_connections(engine: Engine) -> None:
             cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", (str(ef_search),))
         connection.commit()
         record.info["ef_search_checked_at"] = now
+        record.info[TABLE_EF_SEARCH] = record.info[EF_SEARCH] = ef_search
+
+
+def fit_connection(session: Session, *, walked_rows: int | None) -> None:
+    """Readies the session's connection for a search statement, at most once per connection
+    and setting: psycopg learns to send the query vector in binary, and, before an index walk
+    that must yield `walked_rows` rows, hnsw.ef_search is raised to hold them (covering_ef_search).
+
+    A setting is kept on the connection (and remembered in its pool record) only outside a
+    transaction, where nothing can roll it back; inside one it is made for that transaction.
+    """
+    pooled = session.connection().connection
+    driver = cast(psycopg.Connection[Any], pooled.driver_connection)
+    if VECTOR_DUMPER not in pooled.info:
+        vector = TypeInfo.fetch(driver, "vector")
+        if vector is None:
+            raise RuntimeError("the vector type is missing: the database is not migrated")
+        dumper = type("QueryVectorDumper", (VectorBinaryDumper,), {"oid": vector.oid})
+        driver.adapters.register_dumper(np.ndarray, dumper)
+        pooled.info[VECTOR_DUMPER] = True
+    if walked_rows is None:
+        return
+    table_ef_search = pooled.info.get(TABLE_EF_SEARCH, EF_SEARCH_SMALL)
+    wanted = max(table_ef_search, covering_ef_search(walked_rows))
+    if pooled.info.get(EF_SEARCH) == wanted:
+        return
+    kept = driver.autocommit
+    # On the driver's connection, as configure_connections's settings: set-up, not a search.
+    driver.execute("SELECT set_config('hnsw.ef_search', %s, %s)", (str(wanted), not kept))
+    if kept:
+        pooled.info[EF_SEARCH] = wanted
+
+
+def covering_ef_search(walked_rows: int) -> int:
+    """Returns the smallest hnsw.ef_search whose first walk yields `walked_rows` rows, the one
+    more that ordering by chunk_id reads past the last, and room for the chunks the filters drop
+    (up to pgvector's limit: past it, the iterative scan walks on).
+
+    A walk that runs out of candidates before the statement has its rows starts another
+    (pgvector's iterative scan), which at 10k chunks cost more than a list a quarter longer:
+    top 40 in 1.59 ms at ef_search 40, 1.22 at 50.
+    """
+    return min(math.ceil(walked_rows * EF_SEARCH_HEADROOM) + 1, EF_SEARCH_MAX)
 
 
 def ef_search_for(chunks: float) -> int:
@@ -220,6 +276,7 @@ def search_chunks(
     build = vector_statement if mode == "vector" else hybrid_statement
     query = {"query_vector": query_vector, "query_text": query_text}
     exact = exact or few_enough_to_scan(session, filters)
+    fit_connection(session, walked_rows=None if exact else limit)
     rows = session.execute(build(filters, limit, exact=exact, marks=count_marks), query).all()
     if not exact and vector_hit_count(rows, mode) < limit:
         # The index scan ran out (MAX_SCAN_TUPLES, or a table smaller than the limit) before
@@ -252,13 +309,24 @@ def count_statement(filters: SearchFilters) -> Select[Any]:
     return select(func.count()).select_from(capped)
 
 
+class QueryVector(UserDefinedType[npt.NDArray[np.float32]]):
+    """The query vector as a bound parameter: handed to psycopg as it is, which sends it in
+    binary (fit_connection registers pgvector's dumper), where the column's own type writes
+    its 384 floats out as text first, a quarter of a millisecond a query."""
+
+    cache_ok = True
+
+    def get_col_spec(self, **_: Any) -> str:
+        return "vector"
+
+
 def query_distance(*, exact: bool) -> ColumnElement[float]:
     """Returns the cosine distance of a chunk to the bound `query_vector`.
 
     The exact form calls the function behind <=>: the same values, but no index orders by a
     function call, so the planner has to compare every filtered chunk.
     """
-    vector = bindparam("query_vector", type_=Chunk.embedding.type)
+    vector = bindparam("query_vector", type_=QueryVector())
     if exact:
         return func.cosine_distance(Chunk.embedding, vector, type_=Float)
     indexed: ColumnElement[float] = Chunk.embedding.cosine_distance(vector)

@@ -236,6 +236,38 @@ def test_connections_fit_ef_search_to_the_tables_size(
     engine.dispose()  # new connections, fitted to the corpus's size again
 
 
+def test_a_walk_for_more_rows_than_the_list_holds_gets_a_longer_list(
+    corpus: Corpus, queries: Query
+) -> None:
+    show = sa.text("SHOW hnsw.ef_search")
+    # Outside a transaction (the query route's sessions) the list stays with the connection.
+    with corpus.runtime.autocommit_sessions() as session:
+        k = 2 * int(session.execute(show).scalar_one())  # overfetch 4: 8x the table's list
+        walked = search.covering_ef_search(4 * k)
+        search_chunks(
+            session, query_vector=queries[0], query_text="", filters=SearchFilters(), k=k,
+            mode="vector",
+        )  # fmt: skip
+        assert int(session.execute(show).scalar_one()) == walked
+    # In a transaction it lasts as long as the transaction: nothing a rollback could undo.
+    with corpus.runtime.sessions() as session:
+        search_chunks(
+            session, query_vector=queries[0], query_text="", filters=SearchFilters(), k=k + 1,
+            mode="vector",
+        )  # fmt: skip
+        assert int(session.execute(show).scalar_one()) == search.covering_ef_search(4 * k + 4)
+        session.rollback()
+        assert int(session.execute(show).scalar_one()) == walked
+
+
+def test_the_query_vector_reaches_the_driver_as_an_array(corpus: Corpus, queries: Query) -> None:
+    # Sent in binary by pgvector's dumper, not written out as 384 decimals first.
+    with captured_statements(corpus.runtime) as statements:
+        corpus.search(queries[0], SearchFilters())
+    (_, parameters), *_ = statements
+    assert isinstance(parameters["query_vector"], np.ndarray)
+
+
 HOSTILE = [
     "'; DROP TABLE chunks; --",
     "%",

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from app.retrieval.search import EF_SEARCH_MAX, EF_SEARCH_SMALL, EF_SEARCH_STEP, ef_search_for
+from app.retrieval.search import (
+    EF_SEARCH_MAX,
+    EF_SEARCH_SMALL,
+    EF_SEARCH_STEP,
+    covering_ef_search,
+    ef_search_for,
+)
 
 
 @pytest.mark.parametrize("chunks", [-1.0, 0.0, 500.0, 10_000.0])
@@ -28,3 +34,14 @@ def test_an_estimate_moved_by_analyze_keeps_the_same_list() -> None:
     # ANALYZE samples a large table: the same 100k chunks may be estimated a little apart.
     assert ef_search_for(99_800) == ef_search_for(100_000) == ef_search_for(100_200)
     assert ef_search_for(100_000) % EF_SEARCH_STEP == 0
+
+
+@pytest.mark.parametrize("rows", [1, 20, 40, 80])
+def test_a_walk_covers_the_rows_its_statement_reads_and_a_quarter_more(rows: int) -> None:
+    # The one past the last (the chunk_id tie-break) and room for the filters' drops.
+    assert covering_ef_search(rows) >= rows * 1.25 + 1
+    assert covering_ef_search(40) == 51
+
+
+def test_covering_a_walk_stays_within_pgvectors_limit() -> None:
+    assert covering_ef_search(5_000) == EF_SEARCH_MAX
