@@ -106,7 +106,15 @@ EMPTY_ANSWER = Answer(text="", sources=[], confidence=0.0, claims=[])
 
 def terms(text: str) -> set[str]:
     """Returns the lower-cased, crudely stemmed words of `text`, stopwords and digits left out."""
-    return {stem(word) for word in _TOKEN.findall(text.lower()) if word not in STOPWORDS}
+    return terms_of(words_of(text))
+
+
+def words_of(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def terms_of(words: list[str]) -> set[str]:
+    return {stem(word) for word in words if word not in STOPWORDS}
 
 
 @lru_cache(maxsize=1 << 16)
@@ -237,9 +245,10 @@ def _score(
         rank = rank_of.get(chunk.chunk_id, len(rank_of))
         for start, end in chunk_sentences(chunk.content, page_break_at(chunk)):
             sentence = chunk.content[start:end]
-            if len(_TOKEN.findall(sentence)) < MIN_WORDS:
+            sentence_words = words_of(sentence)
+            if len(sentence_words) < MIN_WORDS:
                 continue
-            words = frozenset(terms(sentence))
+            words = frozenset(terms_of(sentence_words))
             coverage = len(words & query_terms) / len(query_terms) if query_terms else 0.0
             score = coverage + RANK_BONUS / (1 + rank)
             complete = _SENTENCE_END.search(sentence) is not None

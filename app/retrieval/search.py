@@ -277,12 +277,15 @@ def search_chunks(
     query = {"query_vector": query_vector, "query_text": query_text}
     exact = exact or few_enough_to_scan(session, filters)
     fit_connection(session, walked_rows=None if exact else limit)
-    rows = session.execute(build(filters, limit, exact=exact, marks=count_marks), query).all()
+    # On the connection (SQLAlchemy Core): the rows are plain tuples, and the ORM's handling
+    # of them cost 0.2 ms a search.
+    connection = session.connection()
+    rows = connection.execute(build(filters, limit, exact=exact, marks=count_marks), query).all()
     if not exact and vector_hit_count(rows, mode) < limit:
         # The index scan ran out (MAX_SCAN_TUPLES, or a table smaller than the limit) before
         # enough chunks passed the filters; only the exact scan is sure to find them all.
         statement = build(filters, limit, exact=True, marks=count_marks)
-        rows = session.execute(statement, query).all()
+        rows = connection.execute(statement, query).all()
     return candidates_from(rows, mode, marks=count_marks)
 
 
@@ -291,7 +294,7 @@ def few_enough_to_scan(session: Session, filters: SearchFilters) -> bool:
     them all is about as fast as the index and exact; counted only when a filter narrows."""
     if not filters.narrows:
         return False
-    filtered: int = session.execute(count_statement(filters)).scalar_one()
+    filtered: int = session.connection().execute(count_statement(filters)).scalar_one()
     return filtered <= EXACT_SCAN_MAX_ROWS
 
 
