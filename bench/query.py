@@ -618,7 +618,8 @@ def section(args: argparse.Namespace, results: dict[int, Measured]) -> str:
             "",
             "Recall of the bare top-10 statement by hnsw.ef_search (pgvector's default is 40; "
             "the service's connections take `ef_search_for(chunks)`: 40 up to 10,000 chunks, "
-            "250 at 100,000), each value run for every query, in a random order per query:",
+            "250 at 100,000, or more where a statement reads more rows than that list holds, "
+            "`covering_ef_search`), each value run for every query, in a random order per query:",
             "",
             *efs,
             "",
