@@ -77,6 +77,7 @@ DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus" / "docs"
 TOP_K = 10
 WARM_UP = 10
 """Queries run through every variant, untimed, before the rounds."""
+HTTP_VARIANTS = ["http vector", "http hybrid", "http selection"]
 BURST_REQUESTS = 48
 """Requests per throughput burst, shared among its clients."""
 EF_SWEEP = (40, 80, 120, 180, 240, 400)
@@ -335,9 +336,14 @@ def measure(
             for variant in variants.values():
                 variant(i)
         found: dict[str, dict[int, Any]] = defaultdict(dict)
-        names = list(variants)
+        # In two phases a round, this process's calls and then the server's: onnxruntime's
+        # threads spin on a while after an embedding, and an embedding here just before a
+        # request took the cores from the server (2.4 ms on the request's p50). A service's
+        # clients do not embed on its machine.
+        phases = [[n for n in variants if not n.startswith("http")], HTTP_VARIANTS]
         for _ in range(rounds):
-            for i in rng.permutation(queries):
+            order = rng.permutation(queries)
+            for names, i in ((names, i) for names in phases for i in order):
                 for name in rng.permutation(names):
                     ms, result = timed(variants[name], int(i))
                     measured.times[name].append(ms)
@@ -594,7 +600,9 @@ def section(args: argparse.Namespace, results: dict[int, Measured]) -> str:
         [
             f"Distinct query phrases: {per_size}; {args.rounds} rounds; every round "
             "runs each query through every variant, in a fresh random order per query, so "
-            "that the load of a shared machine falls on all of them alike. The floor is paired: "
+            "that the load of a shared machine falls on all of them alike: first the calls in "
+            "this process, then the HTTP requests (onnxruntime's threads spin on after an "
+            "embedding, and one here slowed the server's next request). The floor is paired: "
             "each query's embedding time plus its bare SQL time from the same round. Recall@10 "
             "is against an exact scan; `retrieve_context`'s is that of `search_chunks` (vector, "
             "the app's filters) whose index path it takes. top_k 10; the HTTP figures include "
