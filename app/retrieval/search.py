@@ -30,6 +30,7 @@ from pgvector.psycopg.vector import VectorBinaryDumper
 from psycopg.types import TypeInfo
 from sqlalchemy import (
     ColumnElement,
+    Connection,
     Engine,
     Float,
     Select,
@@ -195,15 +196,15 @@ def configure_connections(engine: Engine) -> None:
         record.info[TABLE_EF_SEARCH] = record.info[EF_SEARCH] = ef_search
 
 
-def fit_connection(session: Session, *, walked_rows: int | None) -> None:
-    """Readies the session's connection for a search statement, at most once per connection
-    and setting: psycopg learns to send the query vector in binary, and, before an index walk
-    that must yield `walked_rows` rows, hnsw.ef_search is raised to hold them (covering_ef_search).
+def fit_connection(connection: Connection, *, walked_rows: int | None) -> None:
+    """Readies `connection` for a search statement, at most once per connection and setting:
+    psycopg learns to send the query vector in binary, and, before an index walk that must
+    yield `walked_rows` rows, hnsw.ef_search is raised to hold them (covering_ef_search).
 
     A setting is kept on the connection (and remembered in its pool record) only outside a
     transaction, where nothing can roll it back; inside one it is made for that transaction.
     """
-    pooled = session.connection().connection
+    pooled = connection.connection
     driver = cast(psycopg.Connection[Any], pooled.driver_connection)
     if VECTOR_DUMPER not in pooled.info:
         vector = TypeInfo.fetch(driver, "vector")
@@ -275,11 +276,11 @@ def search_chunks(
     limit = k * overfetch
     build = vector_statement if mode == "vector" else hybrid_statement
     query = {"query_vector": query_vector, "query_text": query_text}
-    exact = exact or few_enough_to_scan(session, filters)
-    fit_connection(session, walked_rows=None if exact else limit)
     # On the connection (SQLAlchemy Core): the rows are plain tuples, and the ORM's handling
     # of them cost 0.2 ms a search.
     connection = session.connection()
+    exact = exact or few_enough_to_scan(connection, filters)
+    fit_connection(connection, walked_rows=None if exact else limit)
     rows = connection.execute(build(filters, limit, exact=exact, marks=count_marks), query).all()
     if not exact and vector_hit_count(rows, mode) < limit:
         # The index scan ran out (MAX_SCAN_TUPLES, or a table smaller than the limit) before
@@ -289,12 +290,12 @@ def search_chunks(
     return candidates_from(rows, mode, marks=count_marks)
 
 
-def few_enough_to_scan(session: Session, filters: SearchFilters) -> bool:
+def few_enough_to_scan(connection: Connection, filters: SearchFilters) -> bool:
     """Returns whether the filters leave at most EXACT_SCAN_MAX_ROWS chunks, so that scanning
     them all is about as fast as the index and exact; counted only when a filter narrows."""
     if not filters.narrows:
         return False
-    filtered: int = session.connection().execute(count_statement(filters)).scalar_one()
+    filtered: int = connection.execute(count_statement(filters)).scalar_one()
     return filtered <= EXACT_SCAN_MAX_ROWS
 
 
