@@ -11,14 +11,16 @@ The floor is what no search can beat: embedding the query plus the bare pgvector
 (`ORDER BY embedding <=> q LIMIT 10` through the HNSW index, default ef_search). A second
 floor runs that statement at the service's own hnsw.ef_search (ef_search_for the table), so
 that it finds as much of the true top 10 as the service does: what recall costs, apart from
-what the service adds. Measured in
-the same run, for the same query strings: the embedding alone, the bare SQL, the library call
-`retrieve_context` and the whole HTTP request against a uvicorn server in a subprocess (the
-app `citelock serve` runs, on 127.0.0.1, ephemeral port, one keep-alive httpx client), in
-"vector" and "hybrid" modes, top_k 10, and in selection mode (vector, top_k 10): a selection of
-the first words of one page, named with its document and page, whose page text is the text of
-the chunks on it (the synthetic chunks have no pages of their own). Then queries per second
-with 1 and 4 clients, and recall@10 of the index paths against an exact scan.
+what the service adds. A third, the bare endpoint, serves the first floor over HTTP (FastAPI
+and uvicorn in a subprocess of their own, nothing of the service): what HTTP alone costs.
+Measured in the same run, for the same query strings: the embedding alone, the bare SQL, the
+library call `retrieve_context` and the whole HTTP request against a uvicorn server in a
+subprocess (the app `citelock serve` runs, on 127.0.0.1, ephemeral port, one keep-alive httpx
+client), in "vector" and "hybrid" modes, top_k 10, and in selection mode (vector, top_k
+10): a selection of the first words of one page, named with its document and page, whose
+page text is the text of the chunks on it (the synthetic chunks have no pages of their own).
+Then queries per second with 1 and 4 clients, and recall@10 of the index paths against an
+exact scan.
 
 Chunks are realistic in what search sees: a pool of passages from the PDFs in --corpus is
 embedded with the real model, and every chunk vector is a mixture of two of them plus noise
@@ -47,6 +49,7 @@ from typing import Any
 import httpx
 import numpy as np
 import sqlalchemy as sa
+from fastapi import Body, FastAPI
 from pgvector.psycopg import register_vector
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
@@ -56,7 +59,7 @@ from app.api.query_service import retrieval_params
 from app.api.schemas import QueryRequest
 from app.config import Settings
 from app.db.models import Chunk, Page
-from app.retrieval.embedder import embed_query, embed_texts
+from app.retrieval.embedder import embed_query, embed_texts, load_embedder
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import ef_search_for, search_chunks
@@ -78,6 +81,8 @@ TOP_K = 10
 WARM_UP = 10
 """Queries run through every variant, untimed, before the rounds."""
 HTTP_VARIANTS = ["http vector", "http hybrid", "http selection"]
+BARE_ENDPOINT = "http bare endpoint"
+"""The floor behind FastAPI and uvicorn (bare_endpoint), timed in a phase of its own."""
 BURST_REQUESTS = 48
 """Requests per throughput burst, shared among its clients."""
 EF_SWEEP = (40, 80, 120, 180, 240, 400)
@@ -109,12 +114,19 @@ SIZES = sa.text(
 Burst = tuple[int, float, list[float]]
 
 
-def serve_child(database_url: str, data_dir: str, fd: int, highlights: bool) -> None:
-    """Runs the service on the listening socket `fd` until terminated (the bench's server)."""
+def serve_child(database_url: str, data_dir: str, fd: int, highlights: bool, bare: bool) -> None:
+    """Runs the service (or, with `bare`, bare_endpoint) on the listening socket `fd` until
+    terminated (the bench's server)."""
     import uvicorn
 
     from app.logs import configure_logging
     from app.main import create_app
+
+    listener = socket.socket(fileno=fd)
+    if bare:
+        app = bare_endpoint(database_url)
+        uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False)).run([listener])
+        return
 
     # Highlights off for synthetic chunks: their evidence reads each cited page's text and
     # character boxes, which those do not have (a page row per chunk page would be 1.6 GB at
@@ -129,16 +141,42 @@ def serve_child(database_url: str, data_dir: str, fd: int, highlights: bool) -> 
     # the socket differs, bound by the parent so that it knows the ephemeral port without a race.
     configure_logging(level=settings.log_level, log_format=settings.log_format)
     config = uvicorn.Config(create_app(settings), log_config=None, access_log=False)
-    uvicorn.Server(config).run(sockets=[socket.socket(fileno=fd)])
+    uvicorn.Server(config).run(sockets=[listener])
+
+
+def bare_endpoint(database_url: str) -> FastAPI:
+    """Returns the least a query endpoint can be: the floor (the query embedded, then the bare
+    top-10 statement at pgvector's default ef_search) behind FastAPI, run in its thread pool
+    as the service's route runs, with no middleware, filters, answer or stored response.
+    What it costs beyond the floor is what HTTP alone costs on this machine."""
+    embedder = load_embedder(Settings(_env_file=None))
+    connection: Any = sa.create_engine(database_url).raw_connection().driver_connection
+    connection.autocommit = True
+    register_vector(connection)
+    app = FastAPI()
+
+    @app.post("/api/v1/query")
+    def query(query: str = Body(), top_k: int = Body(), search: str = Body()) -> list[str]:
+        vector = embed_query(embedder, query)
+        return [str(row[0]) for row in connection.execute(BARE_SQL, (vector,)).fetchall()]
+
+    @app.get("/readyz")
+    def readyz() -> dict[str, str]:
+        return {"status": "ready"}
+
+    return app
 
 
 class Server:
     """A `citelock serve`-like subprocess on 127.0.0.1 and an ephemeral port, while in `with`."""
 
-    def __init__(self, database_url: str, data_dir: Path, *, highlights: bool = False) -> None:
+    def __init__(
+        self, database_url: str, data_dir: Path, *, highlights: bool = False, bare: bool = False
+    ) -> None:
         self.database_url = database_url
         self.data_dir = data_dir
         self.highlights = highlights
+        self.bare = bare
         self.listener = socket.create_server(("127.0.0.1", 0), backlog=128)
         self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
         self.process: subprocess.Popen[bytes] | None = None
@@ -149,6 +187,7 @@ class Server:
         command = [sys.executable, __file__, "--serve", self.database_url]
         command += ["--data-dir", str(self.data_dir), "--fd", str(fd)]
         command += ["--highlights"] if self.highlights else []
+        command += ["--bare"] if self.bare else []
         self.process = subprocess.Popen(
             command, stdout=log, stderr=log, pass_fds=[fd], cwd=REPOSITORY
         )
@@ -300,6 +339,8 @@ def measure(
         vectors = [embed_query(runtime.embedder, text) for text in texts]
         server = stack.enter_context(Server(url, data_dir))
         clients = [stack.enter_context(httpx.Client(base_url=server.url)) for _ in range(4)]
+        bare_server = stack.enter_context(Server(url, data_dir, bare=True))
+        bare_client = stack.enter_context(httpx.Client(base_url=bare_server.url))
         bare = {ef: bare_cursor(runtime, stack, ef) for ef in EF_SWEEP}
         measured.service_ef_search = ef_search_for(count)
         bare_service = bare_cursor(runtime, stack, measured.service_ef_search)
@@ -331,16 +372,18 @@ def measure(
             "http hybrid": lambda i: post(clients[0], texts[i], "hybrid"),
             "lib selection": lambda i: library(texts[i], "vector", selected(i)),
             "http selection": lambda i: post(clients[0], texts[i], "vector", selected(i)),
+            BARE_ENDPOINT: lambda i: post(bare_client, texts[i], "vector"),
         }
         for i in range(min(WARM_UP, queries)):  # caches, prepared statements, thread pools
             for variant in variants.values():
                 variant(i)
         found: dict[str, dict[int, Any]] = defaultdict(dict)
-        # In two phases a round, this process's calls and then the server's: onnxruntime's
-        # threads spin on a while after an embedding, and an embedding here just before a
-        # request took the cores from the server (2.4 ms on the request's p50). A service's
-        # clients do not embed on its machine.
-        phases = [[n for n in variants if not n.startswith("http")], HTTP_VARIANTS]
+        # In phases a round, this process's calls, then the server's, then the bare
+        # endpoint's: onnxruntime's threads spin on a while after an embedding, and an
+        # embedding in one process just before a request to another took the cores from it
+        # (2.4 ms on the request's p50). A service's clients do not embed on its machine.
+        in_process = [n for n in variants if not n.startswith("http")]
+        phases = [in_process, HTTP_VARIANTS, [BARE_ENDPOINT]]
         for _ in range(rounds):
             order = rng.permutation(queries)
             for names, i in ((names, i) for names in phases for i in order):
@@ -458,6 +501,7 @@ def latency_rows(count: int, measured: Measured) -> list[str]:
         ("floor", "**floor**: embedding + bare top-10 SQL", "bare"),
         ("bare service", f"bare top-10 SQL, ef_search {service_ef}", "bare service"),
         ("floor service", "floor at the service's recall: embedding + that SQL", "bare service"),
+        (BARE_ENDPOINT, "bare endpoint: the floor behind FastAPI (`bare_endpoint`)", ""),
         ("lib vector", "`retrieve_context`, vector", "vector"),
         ("lib hybrid", "`retrieve_context`, hybrid", ""),
         ("http vector", "POST /api/v1/query, vector", ""),
@@ -525,7 +569,11 @@ def goal_lines(count: int, measured: Measured) -> list[str]:
     """Returns one line per goal for one size: met or not, with the figure."""
     times = measured.times
     floor_p95, service_p95 = (percentiles(floor)[1] for floor in floors(measured).values())
-    lines = []
+    bare_endpoint_p95 = percentiles(times[BARE_ENDPOINT])[1]
+    lines = [
+        f"- {count:,} chunks, the bare endpoint (no part of the service, only the floor over "
+        f"HTTP) p95: {bare_endpoint_p95 / floor_p95:.2f}x floor"
+    ]
     for kind, label, goal in [
         ("http", "whole request", RATIO_GOAL),
         ("lib", "retrieval (`retrieve_context`)", PROJECT_RATIO_GOAL),
@@ -540,6 +588,7 @@ def goal_lines(count: int, measured: Measured) -> list[str]:
                 f"- {count:,} chunks, {label} p95, {mode}: {ratio:.2f}x floor "
                 f"(goal at most {goal}x): {verdict}; {p95 / service_p95:.2f}x the floor at "
                 "the service's recall"
+                + (f", {p95 / bare_endpoint_p95:.2f}x the bare endpoint" if kind == "http" else "")
             )
     for kind in ("lib", "http"):
         selection = percentiles(times[f"{kind} selection"])[0]
@@ -601,8 +650,9 @@ def section(args: argparse.Namespace, results: dict[int, Measured]) -> str:
             f"Distinct query phrases: {per_size}; {args.rounds} rounds; every round "
             "runs each query through every variant, in a fresh random order per query, so "
             "that the load of a shared machine falls on all of them alike: first the calls in "
-            "this process, then the HTTP requests (onnxruntime's threads spin on after an "
-            "embedding, and one here slowed the server's next request). The floor is paired: "
+            "this process, then the service's HTTP requests, then the bare endpoint's "
+            "(onnxruntime's threads spin on after an embedding, and one in another process "
+            "slowed the server's next request). The floor is paired: "
             "each query's embedding time plus its bare SQL time from the same round. Recall@10 "
             "is against an exact scan; `retrieve_context`'s is that of `search_chunks` (vector, "
             "the app's filters) whose index path it takes. top_k 10; the HTTP figures include "
@@ -682,9 +732,10 @@ def main() -> None:
     parser.add_argument("--data-dir", help=argparse.SUPPRESS)
     parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--highlights", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
-        serve_child(args.serve, args.data_dir, args.fd, args.highlights)
+        serve_child(args.serve, args.data_dir, args.fd, args.highlights, args.bare)
         return
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     with tempfile.TemporaryDirectory() as data_dir:
