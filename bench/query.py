@@ -150,10 +150,12 @@ def bare_endpoint(database_url: str) -> FastAPI:
     as the service's route runs, with no middleware, filters, answer or stored response.
     What it costs beyond the floor is what HTTP alone costs on this machine."""
     embedder = load_embedder(Settings(_env_file=None))
-    connection: Any = sa.create_engine(database_url).raw_connection().driver_connection
+    app = FastAPI()
+    # Held by the app: a pooled connection nobody holds goes back to its pool.
+    app.state.pooled = sa.create_engine(database_url).raw_connection()
+    connection: Any = app.state.pooled.driver_connection
     connection.autocommit = True
     register_vector(connection)
-    app = FastAPI()
 
     @app.post("/api/v1/query")
     def query(query: str = Body(), top_k: int = Body(), search: str = Body()) -> list[str]:
