@@ -59,7 +59,7 @@ from app.api.query_service import retrieval_params
 from app.api.schemas import QueryRequest
 from app.config import Settings
 from app.db.models import Chunk, Page
-from app.retrieval.embedder import embed_query, embed_texts, load_embedder
+from app.retrieval.embedder import embed_query, embed_texts
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import ef_search_for, search_chunks
@@ -149,18 +149,16 @@ def bare_endpoint(database_url: str) -> FastAPI:
     top-10 statement at pgvector's default ef_search) behind FastAPI, run in its thread pool
     as the service's route runs, with no middleware, filters, answer or stored response.
     What it costs beyond the floor is what HTTP alone costs on this machine."""
-    embedder = load_embedder(Settings(_env_file=None))
+    runtime = open_runtime(Settings(database_url=database_url, _env_file=None))
     app = FastAPI()
-    # Held by the app: a pooled connection nobody holds goes back to its pool.
-    app.state.pooled = sa.create_engine(database_url).raw_connection()
-    connection: Any = app.state.pooled.driver_connection
-    connection.autocommit = True
-    register_vector(connection)
+    # Held by the app for the server's life: the runtime and the floor's own bare cursor.
+    app.state.resources = ExitStack()
+    app.state.resources.callback(runtime.close)
+    cursor = bare_cursor(runtime, app.state.resources, ef_search=40)
 
     @app.post("/api/v1/query")
     def query(query: str = Body(), top_k: int = Body(), search: str = Body()) -> list[str]:
-        vector = embed_query(embedder, query)
-        return [str(row[0]) for row in connection.execute(BARE_SQL, (vector,)).fetchall()]
+        return [str(chunk_id) for chunk_id in top10(cursor, embed_query(runtime.embedder, query))]
 
     @app.get("/readyz")
     def readyz() -> dict[str, str]:
