@@ -10,18 +10,18 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.routing import APIRoute
 
 from app import __version__
-from app.api.body_limit import BodyLimitMiddleware
 from app.api.docs import mount_docs
-from app.api.observability import ObservabilityMiddleware
-from app.api.observability import router as metrics_router
+from app.api.middleware.body_limit import BodyLimitMiddleware
+from app.api.middleware.observability import ObservabilityMiddleware
+from app.api.middleware.observability import router as metrics_router
+from app.api.middleware.request_id import RequestIdMiddleware
 from app.api.problems import register_problem_handlers
-from app.api.request_id import RequestIdMiddleware
 from app.api.router import api_router
 from app.api.routes import health
-from app.config import Settings, get_settings
-from app.jobs.queue import InProcessWorker
-from app.logs import configure_logging
-from app.runtime import Runtime, open_runtime
+from app.core.config import Settings, get_settings
+from app.core.logs import configure_logging
+from app.flows.runtime import Runtime, open_runtime
+from app.flows.worker import in_process_worker
 
 
 def operation_id(route: APIRoute) -> str:
@@ -43,7 +43,9 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             return
         app.state.runtime = open_runtime(settings)
         worker = (
-            InProcessWorker(app.state.runtime).start() if settings.runs_in_process_worker else None
+            in_process_worker(app.state.runtime).start()
+            if settings.runs_in_process_worker
+            else None
         )
         try:
             yield

@@ -33,14 +33,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from sqlalchemy import func, literal, select
 from sqlalchemy.dialects.postgresql import REGCONFIG
 
-from app.config import Settings
+from app.core.config import Settings
 from app.db.models import Chunk
-from app.ingest.pipeline import DocumentMeta
-from app.ingest.service import ingest_file
+from app.flows.ingest import DocumentMeta
+from app.flows.ingest_service import ingest_file
+from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import TEXT_SEARCH_CONFIG, SearchMode
-from app.runtime import Runtime, open_runtime
 from bench.report import machine_summary, write_section
 
 MODES: tuple[SearchMode, ...] = ("vector", "hybrid")

@@ -20,10 +20,10 @@ import httpx
 import numpy as np
 import sqlalchemy as sa
 
-from app.config import Settings
-from app.ingest.pipeline import DocumentMeta
-from app.ingest.service import ingest_file
-from app.runtime import open_runtime
+from app.core.config import Settings
+from app.flows.ingest import DocumentMeta
+from app.flows.ingest_service import ingest_file
+from app.flows.runtime import open_runtime
 from bench.query import TOP_K, WARM_UP, Server, percentiles, post, timed
 from bench.report import machine_summary
 from bench.search_floor import query_phrases

@@ -57,12 +57,12 @@ def peak_rss_mb() -> float:
 
 def measure(mode: str, pdf: Path, database_url: str, data_dir: Path) -> dict[str, float]:
     """Runs in the child process: ingests `pdf` one way and returns the memory figures."""
-    from app.config import Settings
-    from app.ingest.pipeline import DocumentMeta
-    from app.ingest.service import ingest_file
-    from app.jobs.ingest_job import run_ingest_job
-    from app.jobs.submit import Queued, queue_ingestion
-    from app.runtime import open_runtime
+    from app.core.config import Settings
+    from app.flows.ingest import DocumentMeta
+    from app.flows.ingest_job import run_ingest_job
+    from app.flows.ingest_service import ingest_file
+    from app.flows.runtime import open_runtime
+    from app.flows.upload import Queued, queue_ingestion
 
     settings = Settings(database_url=database_url, citelock_data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
     runtime = open_runtime(settings)
@@ -74,7 +74,7 @@ def measure(mode: str, pdf: Path, database_url: str, data_dir: Path) -> dict[str
     if mode == "one transaction":
         ingest_file(pdf, meta, runtime=runtime)
     else:
-        from app.ingest.pdf import count_pages
+        from app.pdf.reader import count_pages
 
         queued = queue_ingestion(pdf, meta, page_count=count_pages(pdf), runtime=runtime)
         assert isinstance(queued, Queued)

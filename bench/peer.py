@@ -57,14 +57,14 @@ from psycopg.types.json import Jsonb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.api.query_service import retrieval_params
-from app.api.schemas import QueryRequest
-from app.config import Settings
-from app.retrieval.embedder import Embedder, embed_query, embed_texts
+from app.contract.schemas import QueryRequest
+from app.core.config import Settings
+from app.embedding.embedder import Embedder, embed_query, embed_texts
+from app.flows.query import retrieval_params
+from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import EXACT_SCAN_MAX_ROWS, search_chunks
-from app.runtime import Runtime, open_runtime
 from bench.ingest import IngestTotals, ingest_files
 from bench.query import (
     DEFAULT_CORPUS,

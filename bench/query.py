@@ -55,16 +55,17 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.api.query_service import retrieval_params
-from app.api.schemas import QueryRequest
-from app.config import Settings
+from app.contract.schemas import QueryRequest
+from app.core.config import Settings
+from app.db.connections import ef_search_for
 from app.db.models import Chunk, Page
-from app.retrieval.embedder import embed_query, embed_texts
+from app.embedding.embedder import embed_query, embed_texts
+from app.flows.query import retrieval_params
+from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
-from app.retrieval.search import ef_search_for, search_chunks
+from app.retrieval.search import search_chunks
 from app.retrieval.selection import Selection
-from app.runtime import Runtime, open_runtime
 from bench.report import machine_summary, write_section
 from bench.search_floor import (
     CHUNKS_PER_DOCUMENT,
@@ -119,7 +120,7 @@ def serve_child(database_url: str, data_dir: str, fd: int, highlights: bool, bar
     terminated (the bench's server)."""
     import uvicorn
 
-    from app.logs import configure_logging
+    from app.core.logs import configure_logging
     from app.main import create_app
 
     listener = socket.socket(fileno=fd)

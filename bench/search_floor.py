@@ -38,12 +38,12 @@ from psycopg.types.json import Jsonb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.config import Settings
+from app.core.config import Settings
 from app.db.models import Chunk, Document
-from app.retrieval.embedder import embed_query
+from app.embedding.embedder import embed_query
+from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.search import EXACT_SCAN_MAX_ROWS, SearchMode, search_chunks
-from app.runtime import Runtime, open_runtime
 from bench.report import machine_summary
 
 DIM = 384

@@ -34,9 +34,9 @@ import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.config import Settings
-from app.retrieval.embedder import embed_texts
-from app.runtime import open_runtime
+from app.core.config import Settings
+from app.embedding.embedder import embed_texts
+from app.flows.runtime import open_runtime
 from bench.query import DEFAULT_CORPUS, REPOSITORY, TOP_K, Server, percentiles
 from bench.report import machine_summary, write_section
 from bench.search_floor import passage_chunks, query_phrases, read_passages, store_chunks

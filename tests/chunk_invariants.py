@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ingest.records import PAGE_BREAK, ChunkDraft, PageText
+from app.core.records import PAGE_BREAK, ChunkDraft, PageText
 
 
 def assert_chunk_invariants(

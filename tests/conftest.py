@@ -12,8 +12,8 @@ import pytest
 import sqlalchemy as sa
 from sqlalchemy.engine import make_url
 
-from app.config import Settings
-from app.runtime import Runtime, open_runtime
+from app.core.config import Settings
+from app.flows.runtime import Runtime, open_runtime
 from tests.shared_corpus import SHARED_CORPUS
 
 

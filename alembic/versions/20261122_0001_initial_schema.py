@@ -15,7 +15,7 @@ from alembic import op
 from pgvector.sqlalchemy import VECTOR
 from sqlalchemy.dialects import postgresql
 
-from app.config import get_settings
+from app.core.config import get_settings
 
 revision: str = "0001"
 down_revision: str | None = None

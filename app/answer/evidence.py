@@ -2,7 +2,7 @@
 
 Offsets are the truth: a claim is a span of its chunk's content, the chunk's content maps onto
 page texts through its stored page provenance, and rectangles come from the page's stored
-character boxes (app.ingest.geometry). One query reads, of every page an answer cites, only
+character boxes (app.core.geometry). One query reads, of every page an answer cites, only
 the slices of text, boxes and line ids under its claims: a page's boxes are 16 bytes a
 character, and whole pages cost more to move and decode than everything else here.
 """
@@ -17,9 +17,9 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from app.answer.synthesis import Claim, Passage, page_break_at
-from app.ingest.geometry import line_rects, union_rect
-from app.ingest.records import PAGE_BREAK, PageText, Rect
+from app.answer.synthesis import Claim
+from app.core.geometry import Segment, chunk_segments, line_rects, union_rect
+from app.core.records import PageText, Rect
 
 BOX_BYTES = 16
 """float32 x0, y0, x1, y1 per character in `pages.char_boxes`."""
@@ -56,34 +56,6 @@ class Evidence:
     rects: list[Rect]
     bbox: Rect | None
     confidence: float
-
-
-@dataclass(frozen=True)
-class Segment:
-    """A chunk's text on one page: content[start:end] == page text[page_offset:...]."""
-
-    page_number: int
-    start: int
-    end: int
-    page_offset: int
-
-
-def chunk_segments(chunk: Passage) -> list[Segment]:
-    """Returns the pieces of the chunk's content page by page, in order.
-
-    Content runs from `page_span_start` on the first page to `page_span_end` on the last,
-    pages joined with PAGE_BREAK. Chunking makes chunks of one or two pages only; a longer
-    one gives no segments (its middle pages' lengths are not in the chunk), so no evidence.
-    """
-    brk = page_break_at(chunk)
-    if brk is None:
-        return [Segment(chunk.page_start, 0, len(chunk.content), chunk.page_span_start)]
-    if chunk.page_end - chunk.page_start != 1:
-        return []
-    return [
-        Segment(chunk.page_start, 0, brk, chunk.page_span_start),
-        Segment(chunk.page_end, brk + len(PAGE_BREAK), len(chunk.content), 0),
-    ]
 
 
 @dataclass(frozen=True)

@@ -22,15 +22,15 @@ import httpx
 
 from app.answer.synthesis import (
     Answer,
-    Passage,
     Quote,
     chunk_sentences,
     cite,
-    page_break_at,
     source_label,
     terms,
 )
-from app.ingest.chunking import split_sentences
+from app.core.chunks import Passage
+from app.core.geometry import page_break_at
+from app.core.sentences import split_sentences
 
 SUPPORT_FLOOR = 0.5
 """A claim stands when one sentence of its chunk holds at least this share of its terms."""

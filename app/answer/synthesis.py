@@ -18,11 +18,11 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Protocol
 
-from app.ingest.chunking import split_sentences
-from app.ingest.records import PAGE_BREAK
-from app.retrieval.assemble import Ranked
+from app.core.chunks import Passage
+from app.core.geometry import page_break_at
+from app.core.records import PAGE_BREAK
+from app.core.sentences import split_sentences
 
 MAX_CLAIMS = 3
 """At most this many sentences make an answer: enough to answer, few enough to check."""
@@ -62,19 +62,6 @@ STOPWORDS = frozenset(
     }
 )  # fmt: skip
 """Words that carry no topic: a question's "how does", "what is" never count as overlap."""
-
-
-class Passage(Ranked, Protocol):
-    """What synthesis reads of a retrieved chunk (app.retrieval.search.Candidate fits)."""
-
-    @property
-    def chunk_id(self) -> uuid.UUID: ...
-    @property
-    def document_id(self) -> uuid.UUID: ...
-    @property
-    def document_filename(self) -> str: ...
-    @property
-    def page_span_end(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -144,17 +131,6 @@ def chunk_sentences(content: str, page_break: int | None) -> list[tuple[int, int
         spans += [(cursor + a, cursor + b) for a, b in split_sentences(content[cursor:stop])]
         cursor = match.end() if match else len(content)
     return spans
-
-
-def page_break_at(chunk: Passage) -> int | None:
-    """Returns where the last page break starts in the chunk's content, None on one page.
-
-    The chunk's text on its last page is the last `page_span_end` characters of its content
-    (records.ChunkDraft), so the break stands just before them.
-    """
-    if chunk.page_end == chunk.page_start:
-        return None
-    return len(chunk.content) - chunk.page_span_end - len(PAGE_BREAK)
 
 
 def sentence_pages(chunk: Passage, start: int, end: int) -> tuple[int, int]:

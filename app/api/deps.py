@@ -8,7 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlalchemy.orm import Session
 
-from app.runtime import Runtime
+from app.flows.runtime import Runtime
 
 
 async def get_runtime(request: Request) -> Runtime:

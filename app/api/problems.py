@@ -14,9 +14,9 @@ from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
 
-from app import metrics
-from app.api.request_id import current_request_id
-from app.errors import CitelockError
+from app.api.middleware.request_id import current_request_id
+from app.core import metrics
+from app.core.errors import CitelockError
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter, Depends
 
-from app.api.auth import require_api_key
+from app.api.middleware.auth import require_api_key
 from app.api.problems import problem_responses
 from app.api.routes import annotations, documents, jobs, query, responses
 

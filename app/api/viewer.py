@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from sqlalchemy.orm import Session
 
-from app.api.response_service import stored_response
-from app.api.schemas import HighlightedSource
+from app.contract.schemas import HighlightedSource
 from app.db.documents import document_file, page_sizes
-from app.ingest.pdf import render_page_png
+from app.flows.responses import stored_response
+from app.pdf.reader import render_page_png
 
 PAGE_SCALE = 2.0
 """The rendered page's pixels per point: sharp on high-density screens, still small."""
@@ -33,7 +33,7 @@ TEMPLATES = Environment(
 
 
 @dataclass(frozen=True)
-class Mark:
+class CitedLineBox:
     """One cited line, as percentages of its page's width and height."""
 
     left: float
@@ -61,7 +61,7 @@ class ViewedPage:
     """Width and height in points; None when the document is no longer stored."""
     image: str = ""
     """The page rendered at PAGE_SCALE, as a data: URI; empty when it is no longer stored."""
-    marks: list[Mark] = field(default_factory=list)
+    marks: list[CitedLineBox] = field(default_factory=list)
     excerpts: list[Excerpt] = field(default_factory=list)
 
     @property
@@ -110,11 +110,11 @@ def page_image(pdf: bytes, page_number: int) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def mark(rect: tuple[float, float, float, float], size: tuple[float, float]) -> Mark:
+def mark(rect: tuple[float, float, float, float], size: tuple[float, float]) -> CitedLineBox:
     """Returns `rect` (PDF points) as percentages of a page of `size`."""
     x0, y0, x1, y1 = rect
     width, height = size
-    return Mark(
+    return CitedLineBox(
         left=round(100 * x0 / width, 3),
         top=round(100 * y0 / height, 3),
         width=round(100 * (x1 - x0) / width, 3),

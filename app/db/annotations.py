@@ -22,9 +22,9 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import Session
 
+from app.core.geometry import ChunkSpan, chunks_under
+from app.core.records import BOOSTING_TYPES, Mark
 from app.db.models import Annotation, AnnotationChunk, Chunk, Document, Page
-from app.ingest.annotations import BOOSTING_TYPES, ChunkSpan, chunks_under
-from app.ingest.records import Mark
 
 
 @dataclass(frozen=True)

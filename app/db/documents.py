@@ -9,9 +9,9 @@ import numpy as np
 from sqlalchemy import delete, func, select, tuple_
 from sqlalchemy.orm import Session
 
+from app.core.errors import DocumentNotFound, PageNotFound
+from app.core.records import PageText
 from app.db.models import Chunk, Document, DocumentFile, Page
-from app.errors import DocumentNotFound, PageNotFound
-from app.ingest.records import PageText
 
 ITER_PAGE_SIZE = 500
 

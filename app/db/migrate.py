@@ -9,7 +9,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, text
 
-from app.config import get_settings
+from app.core.config import get_settings
 from app.db.embedded import embedded_database_url, start_embedded_postgres
 
 MIGRATION_LOCK_ID = 7_294_001

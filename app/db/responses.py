@@ -8,8 +8,8 @@ from sqlalchemy import Insert, Integer, Text, bindparam, cast, delete, func, ins
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Session
 
+from app.core.errors import ResponseNotFound
 from app.db.models import StoredResponse
-from app.errors import ResponseNotFound
 
 
 def store_response(*, session: Session, evidence_json: str, ttl_seconds: int) -> uuid.UUID:

@@ -13,13 +13,14 @@ import functools
 import logging
 import threading
 import uuid
+from collections.abc import Callable
 
 import procrastinate
 from procrastinate.worker import Worker
 from sqlalchemy import Engine
 from sqlalchemy.orm import Session
 
-from app.runtime import Runtime
+from app.core.config import Settings
 
 logger = logging.getLogger(__name__)
 
@@ -30,11 +31,13 @@ RETRY_LIMIT = 20
 RETRY_WAIT_SECONDS = 5
 
 
-def ingest_document_task(context: procrastinate.JobContext, job_id: str) -> str:
-    from app.jobs.ingest_job import run_ingest_job
+RunIngestJob = Callable[[uuid.UUID], str]
+"""Ingests the document of the job with this id and returns the job's final status."""
 
-    runtime: Runtime = context.additional_context["runtime"]
-    return run_ingest_job(uuid.UUID(job_id), runtime=runtime)
+
+def ingest_document_task(context: procrastinate.JobContext, job_id: str) -> str:
+    run_ingest_job: RunIngestJob = context.additional_context["run_ingest_job"]
+    return run_ingest_job(uuid.UUID(job_id))
 
 
 def queue_app(engine: Engine) -> procrastinate.App:
@@ -78,16 +81,17 @@ async def retry_stalled_jobs(app: procrastinate.App, *, stalled_seconds: float) 
     return len(list(stalled))
 
 
-async def run_worker(runtime: Runtime, stop: asyncio.Event) -> None:
+async def run_worker(
+    engine: Engine, settings: Settings, run_ingest_job: RunIngestJob, stop: asyncio.Event
+) -> None:
     """Runs one worker and its watch over stalled jobs until `stop` is set."""
-    settings = runtime.settings
-    app = queue_app(runtime.engine)
+    app = queue_app(engine)
     async with app.open_async():
         worker = Worker(
             app,
             queues=[INGEST_QUEUE],
             concurrency=1,
-            additional_context={"runtime": runtime},
+            additional_context={"run_ingest_job": run_ingest_job},
             install_signal_handlers=False,
             update_heartbeat_interval=settings.worker_heartbeat_seconds,
             stalled_worker_timeout=settings.worker_stalled_seconds,
@@ -113,19 +117,19 @@ async def run_worker(runtime: Runtime, stop: asyncio.Event) -> None:
 class InProcessWorker:
     """A worker on a thread of the service's process, for the embedded single-machine setup."""
 
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, engine: Engine, settings: Settings, run_ingest_job: RunIngestJob) -> None:
         self.loop = asyncio.new_event_loop()
         self.stop_event = asyncio.Event()
         self.thread = threading.Thread(
             target=self.loop.run_until_complete,
-            args=(self._run(runtime),),
+            args=(self._run(engine, settings, run_ingest_job),),
             name="citelock-worker",
             daemon=True,
         )
 
-    async def _run(self, runtime: Runtime) -> None:
+    async def _run(self, engine: Engine, settings: Settings, run_ingest_job: RunIngestJob) -> None:
         try:
-            await run_worker(runtime, self.stop_event)
+            await run_worker(engine, settings, run_ingest_job, self.stop_event)
         except Exception:
             logger.exception("the in-process worker stopped")
 

@@ -4,32 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Generic, TypeVar
 
 from rapidfuzz import fuzz
+
+from app.core.chunks import Ranked
 
 NEAR_DUPLICATE_RATIO = 80.0
 """Two chunks whose texts overlap more than this (rapidfuzz ratio, 0-100) say the same thing."""
 
 TOKENS_PER_WORD = 1.33
 """English words to model tokens, for the context budget (WordPiece averages about 1.3)."""
-
-
-class Ranked(Protocol):
-    @property
-    def chunk_id(self) -> object: ...
-    @property
-    def document_id(self) -> object: ...
-    @property
-    def distance(self) -> float: ...
-    @property
-    def content(self) -> str: ...
-    @property
-    def page_start(self) -> int: ...
-    @property
-    def page_end(self) -> int: ...
-    @property
-    def page_span_start(self) -> int: ...
 
 
 R = TypeVar("R", bound=Ranked)

@@ -10,12 +10,24 @@ from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
 from app.db.models import Chunk
-from app.retrieval.assemble import Context, above_threshold, assemble_context, without_duplicates
-from app.retrieval.embedder import Embedder, embed_query
+from app.embedding.embedder import Embedder, embed_query
+from app.retrieval.assemble import (
+    Context,
+    above_threshold,
+    assemble_context,
+    estimate_tokens,
+    without_duplicates,
+)
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.rerank import AnnotationSignal, rerank
 from app.retrieval.search import RRF_K, Candidate, SearchMode, search_chunks
 from app.retrieval.selection import Match, Selection
+from app.retrieval.selection_scope import (
+    Fallback,
+    resolve_selection,
+    selection_passage,
+    within_pages,
+)
 
 RetrievalStatus = Literal["ok", "no_matches", "empty_database", "scope_fallback"]
 
@@ -86,12 +98,29 @@ def retrieve_context(
     chunks are then reordered by the reader's marks on them (app.retrieval.rerank).
     """
     if selected_text is not None:
-        # Imported here: selection_scope builds on this module.
-        from app.retrieval.selection_scope import retrieve_in_selection
-
         return retrieve_in_selection(
             query, selected_text, params, session=session, embedder=embedder
         )
+    ranking = rank_chunks(query, params, session=session, embedder=embedder)
+    started = time.perf_counter()
+    context = assemble_context(ranking.chunks, token_budget=params.token_budget)
+    timings = dict(ranking.timings_ms)
+    timings["assemble"] = round(timings["assemble"] + elapsed_ms(started), 3)
+    return ContextBundle(ranking.status, ranking.chunks, context, params.filters, timings)
+
+
+@dataclass(frozen=True)
+class Ranking:
+    status: RetrievalStatus
+    chunks: list[Candidate]
+    """The top_k chunks, best first."""
+    timings_ms: dict[str, float]
+
+
+def rank_chunks(
+    query: str, params: RetrievalParams, *, session: Session, embedder: Embedder
+) -> Ranking:
+    """Returns the top_k chunks for `query` under `params`, best first, and the status."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
     query_vector = embed_query(embedder, query)
@@ -120,7 +149,6 @@ def retrieve_context(
         kept = rerank(
             kept, hl_counts, params.annotations, score=lambda c: final_score(c, params.mode)
         )
-    context = assemble_context(kept, token_budget=params.token_budget)
     timings["assemble"] = elapsed_ms(started)
 
     if kept:
@@ -129,7 +157,57 @@ def retrieve_context(
         status = "no_matches"
     else:
         status = "empty_database"
-    return ContextBundle(status, kept, context, params.filters, timings)
+    return Ranking(status, kept, timings)
+
+
+def retrieve_in_selection(
+    query: str,
+    selection: Selection,
+    params: RetrievalParams,
+    *,
+    session: Session,
+    embedder: Embedder,
+) -> ContextBundle:
+    """Returns the best chunks for `query` on the selection's pages, the context opening
+    with the selection; or standard retrieval, status `scope_fallback`, when it is not found.
+
+    Only the located document and pages (and `selection.chapter`) are searched, by an
+    exact scan: `params.filters` serve only to find a selection that names no document.
+    """
+    started = time.perf_counter()
+    resolved = resolve_selection(session, selection, params.filters)
+    located_ms = elapsed_ms(started)
+    if isinstance(resolved, Fallback):
+        bundle = retrieve_context(query, params, session=session, embedder=embedder)
+        timings = {"locate": located_ms, **bundle.timings_ms}
+        return replace(
+            bundle, status="scope_fallback", scope_note=resolved.reason, timings_ms=timings
+        )
+    match = resolved.match
+    filters = SearchFilters(
+        document_ids=(match.document_id,),
+        chapter=selection.chapter,
+        page_start=match.start_page,
+        page_end=match.end_page,
+        exclude_flags=params.filters.exclude_flags,
+    )
+    ranking = rank_chunks(
+        query, replace(params, filters=filters, exact=True), session=session, embedder=embedder
+    )
+    started = time.perf_counter()
+    chunks = [
+        clipped
+        for chunk in ranking.chunks
+        if (clipped := within_pages(chunk, match.start_page, match.end_page)) is not None
+    ]
+    passage = selection_passage(resolved, chunks, params.min_similarity)
+    cost = estimate_tokens(passage.content)
+    around = assemble_context(chunks, token_budget=max(params.token_budget - cost, 0))
+    context = Context((passage, *around.chunks), around.tokens + cost)
+    timings = {"locate": located_ms, **ranking.timings_ms, "scope": elapsed_ms(started)}
+    return ContextBundle(
+        "ok", chunks, context, filters, timings, selection=match, scope_note=resolved.note
+    )
 
 
 def has_chunks(session: Session, filters: SearchFilters) -> bool:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from app.retrieval.assemble import Ranked
+from app.core.chunks import Ranked
 
 R = TypeVar("R", bound=Ranked)
 

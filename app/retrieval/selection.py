@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from app.ingest.records import PAGE_BREAK
+from app.core.records import PAGE_BREAK
 
 FUZZY_MIN_SCORE = 90.0
 """The least rapidfuzz partial_ratio (0-100) of a fuzzy match. A selection and the page text

@@ -14,7 +14,6 @@ text at its offsets.
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections import defaultdict
 from collections.abc import Sequence
@@ -23,14 +22,11 @@ from dataclasses import dataclass, replace
 from sqlalchemy import ColumnElement, case, func, literal, select, tuple_
 from sqlalchemy.orm import Session
 
-from app.answer.evidence import chunk_segments
+from app.core.errors import InvalidSelection
+from app.core.geometry import chunk_segments
 from app.db.documents import get_document
 from app.db.models import Document, Page
-from app.errors import InvalidSelection
-from app.retrieval.assemble import Context, assemble_context, estimate_tokens
-from app.retrieval.embedder import Embedder
 from app.retrieval.filters import READY, SearchFilters
-from app.retrieval.pipeline import ContextBundle, RetrievalParams, elapsed_ms, retrieve_context
 from app.retrieval.search import Candidate
 from app.retrieval.selection import Match, PageRun, Selection, key_words, locate, page_runs
 
@@ -187,56 +183,6 @@ def pages_label(match: Match) -> str:
     if match.start_page == match.end_page:
         return f"p. {match.start_page}"
     return f"pp. {match.start_page}-{match.end_page}"
-
-
-def retrieve_in_selection(
-    query: str,
-    selection: Selection,
-    params: RetrievalParams,
-    *,
-    session: Session,
-    embedder: Embedder,
-) -> ContextBundle:
-    """Returns the best chunks for `query` on the selection's pages, the context opening
-    with the selection; or standard retrieval, status `scope_fallback`, when it is not found.
-
-    Only the located document and pages (and `selection.chapter`) are searched, by an
-    exact scan: `params.filters` serve only to find a selection that names no document.
-    """
-    started = time.perf_counter()
-    resolved = resolve_selection(session, selection, params.filters)
-    located_ms = elapsed_ms(started)
-    if isinstance(resolved, Fallback):
-        bundle = retrieve_context(query, params, session=session, embedder=embedder)
-        timings = {"locate": located_ms, **bundle.timings_ms}
-        return replace(
-            bundle, status="scope_fallback", scope_note=resolved.reason, timings_ms=timings
-        )
-    match = resolved.match
-    filters = SearchFilters(
-        document_ids=(match.document_id,),
-        chapter=selection.chapter,
-        page_start=match.start_page,
-        page_end=match.end_page,
-        exclude_flags=params.filters.exclude_flags,
-    )
-    bundle = retrieve_context(
-        query, replace(params, filters=filters, exact=True), session=session, embedder=embedder
-    )
-    started = time.perf_counter()
-    chunks = [
-        clipped
-        for chunk in bundle.chunks
-        if (clipped := within_pages(chunk, match.start_page, match.end_page)) is not None
-    ]
-    passage = selection_passage(resolved, chunks, params.min_similarity)
-    cost = estimate_tokens(passage.content)
-    around = assemble_context(chunks, token_budget=max(params.token_budget - cost, 0))
-    context = Context((passage, *around.chunks), around.tokens + cost)
-    timings = {"locate": located_ms, **bundle.timings_ms, "scope": elapsed_ms(started)}
-    return ContextBundle(
-        "ok", chunks, context, filters, timings, selection=match, scope_note=resolved.note
-    )
 
 
 def within_pages(chunk: Candidate, first: int, last: int) -> Candidate | None:

@@ -9,10 +9,10 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.ingest.pipeline import DocumentMeta
-from app.ingest.service import ingest_file
+from app.flows.ingest import DocumentMeta
+from app.flows.ingest_service import ingest_file
+from app.flows.runtime import Runtime
 from app.main import create_app
-from app.runtime import Runtime
 from tests.generated_pdfs import text_pdf
 from tests.shared_corpus import corpus_path
 

@@ -7,8 +7,8 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from app import cli
-from app.runtime import Runtime
+from app.cli import commands as cli
+from app.flows.runtime import Runtime
 from tests.api.test_annotation_rerank import HIGHLIGHTED_PASSAGE_QUERY
 from tests.shared_corpus import corpus_path
 

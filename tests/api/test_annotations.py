@@ -9,11 +9,11 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
+from app.core.errors import CitelockError
 from app.db.annotations import verify_annotations
-from app.errors import CitelockError
-from app.ingest.pipeline import DocumentMeta
-from app.ingest.service import ingest_file
-from app.runtime import Runtime
+from app.flows.ingest import DocumentMeta
+from app.flows.ingest_service import ingest_file
+from app.flows.runtime import Runtime
 from tests.api.test_documents import upload
 from tests.shared_corpus import corpus_path
 

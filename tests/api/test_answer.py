@@ -11,7 +11,7 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.runtime import Runtime
+from app.flows.runtime import Runtime
 from tests.api.conftest import client_for
 from tests.api.test_documents import upload
 

@@ -10,9 +10,9 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr, ValidationError
 
-from app.access import Access, parse_api_keys
-from app.config import Settings
-from app.runtime import Runtime
+from app.core.access import Access, parse_api_keys
+from app.core.config import Settings
+from app.flows.runtime import Runtime
 from tests.api.conftest import client_for
 
 READ_WRITE, READ_ONLY = "rw-key-0123456789", "ro-key-0123456789"

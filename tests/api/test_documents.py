@@ -10,7 +10,7 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.runtime import Runtime
+from app.flows.runtime import Runtime
 from tests.api.conftest import HEADINGS
 from tests.shared_corpus import corpus_path
 

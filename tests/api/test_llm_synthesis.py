@@ -22,8 +22,8 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
-from app.config import Synthesis
-from app.runtime import Runtime
+from app.core.config import Synthesis
+from app.flows.runtime import Runtime
 from tests.api.conftest import client_for
 from tests.api.test_answer import QUERY, ask, claims_of, page_texts
 from tests.api.test_documents import upload

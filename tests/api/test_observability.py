@@ -14,10 +14,10 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.logs import json_formatter
-from app.retrieval.embedder import Embedder
-from app.retrieval.embedding_backends import HttpEmbedder
-from app.runtime import Runtime
+from app.core.logs import json_formatter
+from app.embedding.backends import HttpEmbedder
+from app.embedding.embedder import Embedder
+from app.flows.runtime import Runtime
 from tests.api.conftest import client_for
 
 QUESTION = "how do tracing compilers record hot loops?"

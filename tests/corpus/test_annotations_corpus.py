@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from app.ingest.annotation_service import read_marks
-from app.ingest.annotations import COMMENT_SUBTYPES, MARKUP_TYPES, NOTE_TYPES
+from app.flows.annotations import read_marks
+from app.pdf.annotations import COMMENT_SUBTYPES, MARKUP_TYPES, NOTE_TYPES
 from tests.shared_corpus import SHARED_CORPUS, corpus_path
 
 QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})

@@ -21,11 +21,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from app.api.query_service import answer_query
-from app.api.response_service import annotated_pdf
-from app.api.schemas import QueryRequest, QueryResponse
+from app.contract.schemas import QueryRequest, QueryResponse
+from app.core.records import NO_LINE, PageText
 from app.db.models import Page
-from app.ingest.records import NO_LINE, PageText
+from app.flows.query import answer_query
+from app.flows.responses import annotated_pdf
 from tests.corpus.conftest import IngestedCorpus
 from tests.shared_corpus import SHARED_CORPUS
 

@@ -9,12 +9,12 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from app.ingest.chunking import chunk_pages
-from app.ingest.flags import OCR_NOISE, flag_chunks
-from app.ingest.furniture import FURNITURE, find_furniture
-from app.ingest.geometry import page_lines
-from app.ingest.pdf import extract_document, open_pdf
-from app.ingest.records import (
+from app.chunking.chunker import chunk_pages
+from app.chunking.flags import OCR_NOISE, flag_chunks
+from app.chunking.furniture import FURNITURE, find_furniture
+from app.chunking.references import REFERENCES, reference_sections
+from app.core.geometry import page_lines
+from app.core.records import (
     NO_LINE,
     PAGE_BREAK,
     ChunkDraft,
@@ -22,7 +22,7 @@ from app.ingest.records import (
     PageLines,
     PageText,
 )
-from app.ingest.references import REFERENCES, reference_sections
+from app.pdf.reader import extract_document, open_pdf
 from tests.shared_corpus import corpus_path
 
 pytestmark = pytest.mark.corpus

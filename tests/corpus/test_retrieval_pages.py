@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.config import Settings
+from app.core.config import Settings
 from app.retrieval.filters import SearchFilters
 from app.retrieval.pipeline import ContextBundle, RetrievalParams, retrieve_context
 from app.retrieval.search import SearchMode

@@ -22,16 +22,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from app.api.query_service import answer_query
-from app.api.schemas import QueryRequest, QueryResponse
+from app.contract.schemas import QueryRequest, QueryResponse
+from app.core.records import PAGE_BREAK
 from app.db.documents import delete_document
 from app.db.models import Page
-from app.ingest.pipeline import DocumentMeta
-from app.ingest.records import PAGE_BREAK
-from app.ingest.service import ingest_file
-from app.retrieval.embedding_backends import FloatArray
+from app.embedding.backends import FloatArray
+from app.flows.ingest import DocumentMeta
+from app.flows.ingest_service import ingest_file
+from app.flows.query import answer_query
+from app.flows.runtime import Runtime
 from app.retrieval.selection import normalize
-from app.runtime import Runtime
 from tests.api.conftest import client_for
 from tests.corpus.conftest import IngestedCorpus
 from tests.shared_corpus import corpus_path

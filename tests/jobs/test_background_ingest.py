@@ -10,13 +10,13 @@ import pymupdf
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.ingest.limits import Deadline
-from app.ingest.pipeline import page_batches, read_pdf
-from app.ingest.service import chunking_params, ingest_limits
-from app.ingest.spill import box_spill
-from app.jobs.ingest_job import run_ingest_job, store_progress
-from app.jobs.queue import InProcessWorker
-from app.runtime import Runtime
+from app.flows.ingest import page_batches, read_pdf
+from app.flows.ingest_job import run_ingest_job, store_progress
+from app.flows.ingest_service import chunking_params, ingest_limits
+from app.flows.runtime import Runtime
+from app.flows.worker import in_process_worker
+from app.pdf.limits import Deadline
+from app.pdf.spill import box_spill
 from tests.api.conftest import client_for
 from tests.jobs.conftest import long_pdf
 
@@ -50,7 +50,7 @@ def stored_counts(runtime: Runtime, document_id: str) -> tuple[int, int, int]:
 def test_a_300_page_upload_reports_rising_progress_to_completion(
     jobs_client: TestClient, jobs_runtime: Runtime
 ) -> None:
-    worker = InProcessWorker(jobs_runtime)
+    worker = in_process_worker(jobs_runtime)
     accepted = jobs_client.post("/api/v1/documents", files={"file": ("long.pdf", long_pdf(300))})
     assert accepted.status_code == 202
     body = accepted.json()

@@ -16,8 +16,8 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.jobs.ingest_job import LOCK_NAMESPACE
-from app.runtime import Runtime
+from app.flows.ingest_job import LOCK_NAMESPACE
+from app.flows.runtime import Runtime
 from tests.jobs.conftest import WORKER_SETTINGS, long_pdf
 
 DOCUMENTS = 20

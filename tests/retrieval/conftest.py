@@ -21,9 +21,9 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from app.db.models import Chunk, Document
+from app.flows.runtime import Runtime
 from app.retrieval.filters import SearchFilters
 from app.retrieval.search import Candidate, SearchMode, search_chunks
-from app.runtime import Runtime
 
 DIM = 384
 CHUNKS_PER_DOCUMENT = 600

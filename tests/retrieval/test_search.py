@@ -16,6 +16,7 @@ import numpy.typing as npt
 import pytest
 import sqlalchemy as sa
 
+from app.db import connections
 from app.retrieval import search
 from app.retrieval.filters import SearchFilters
 from app.retrieval.search import Candidate, SearchMode, search_chunks
@@ -224,14 +225,14 @@ def test_connections_fit_ef_search_to_the_tables_size(
     with engine.connect() as connection:
         chunks = connection.execute(sa.text(estimate)).scalar_one()
         setting = connection.execute(sa.text("SHOW hnsw.ef_search")).scalar_one()
-    assert int(setting) == search.ef_search_for(chunks)
+    assert int(setting) == connections.ef_search_for(chunks)
 
     # A larger table, as the next refresh would find it.
-    monkeypatch.setattr(search, "EF_SEARCH_SMALL_TABLE", 100)
-    monkeypatch.setattr(search, "EF_SEARCH_REFRESH_SECONDS", 0.0)
+    monkeypatch.setattr(connections, "EF_SEARCH_SMALL_TABLE", 100)
+    monkeypatch.setattr(connections, "EF_SEARCH_REFRESH_SECONDS", 0.0)
     with engine.connect() as connection:
         grown = connection.execute(sa.text("SHOW hnsw.ef_search")).scalar_one()
-    assert int(grown) == search.ef_search_for(chunks) > int(setting)
+    assert int(grown) == connections.ef_search_for(chunks) > int(setting)
     monkeypatch.undo()
     engine.dispose()  # new connections, fitted to the corpus's size again
 
@@ -243,7 +244,7 @@ def test_a_walk_for_more_rows_than_the_list_holds_gets_a_longer_list(
     # Outside a transaction (the query route's sessions) the list stays with the connection.
     with corpus.runtime.autocommit_sessions() as session:
         k = 2 * int(session.execute(show).scalar_one())  # overfetch 4: 8x the table's list
-        walked = search.covering_ef_search(4 * k)
+        walked = connections.covering_ef_search(4 * k)
         search_chunks(
             session, query_vector=queries[0], query_text="", filters=SearchFilters(), k=k,
             mode="vector",
@@ -255,7 +256,7 @@ def test_a_walk_for_more_rows_than_the_list_holds_gets_a_longer_list(
             session, query_vector=queries[0], query_text="", filters=SearchFilters(), k=k + 1,
             mode="vector",
         )  # fmt: skip
-        assert int(session.execute(show).scalar_one()) == search.covering_ef_search(4 * k + 4)
+        assert int(session.execute(show).scalar_one()) == connections.covering_ef_search(4 * k + 4)
         session.rollback()
         assert int(session.execute(show).scalar_one()) == walked
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.runtime import Runtime
+from app.flows.runtime import Runtime
 from tests.api.conftest import client_for
 from tests.api.test_documents import TABLES, row_counts, upload
 from tests.robustness import hostile_pdfs

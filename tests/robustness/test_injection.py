@@ -12,8 +12,8 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
-from app import cli
-from app.runtime import Runtime
+from app.cli import commands as cli
+from app.flows.runtime import Runtime
 from tests.api.conftest import client_for
 from tests.api.test_documents import upload
 from tests.robustness.problems import assert_problem_or_success

@@ -13,11 +13,11 @@ from fastapi import FastAPI
 from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from app.config import Settings
-from app.ingest.pipeline import DocumentMeta
-from app.ingest.service import ingest_file
+from app.core.config import Settings
+from app.flows.ingest import DocumentMeta
+from app.flows.ingest_service import ingest_file
+from app.flows.runtime import Runtime
 from app.main import create_app
-from app.runtime import Runtime
 from tests.api.conftest import make_pdf
 from tests.robustness.problems import assert_problem_or_success
 

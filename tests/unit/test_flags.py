@@ -7,16 +7,16 @@ import math
 import numpy as np
 import pytest
 
-from app.ingest.chunking import chunk_pages
-from app.ingest.flags import OCR_NOISE, flag_chunks, flag_ocr_noise, ocr_noise_score
-from app.ingest.geometry import page_lines
-from app.ingest.records import NO_LINE, PAGE_BREAK, ChunkDraft, PageText, TocEntry
-from app.ingest.references import (
+from app.chunking.chunker import chunk_pages
+from app.chunking.flags import OCR_NOISE, flag_chunks, flag_ocr_noise, ocr_noise_score
+from app.chunking.references import (
     REFERENCES,
     flag_references,
     is_reference_list,
     reference_sections,
 )
+from app.core.geometry import page_lines
+from app.core.records import NO_LINE, PAGE_BREAK, ChunkDraft, PageText, TocEntry
 
 NUMBERED = """[1] A. Aho, R. Sethi, and J. Ullman. Compilers: Principles, techniques,
 and tools, 2006.

@@ -8,10 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from app.ingest.chunking import chunk_pages
-from app.ingest.furniture import FURNITURE, find_furniture
-from app.ingest.geometry import page_lines
-from app.ingest.records import NO_LINE, PageText
+from app.chunking.chunker import chunk_pages
+from app.chunking.furniture import FURNITURE, find_furniture
+from app.core.geometry import page_lines
+from app.core.records import NO_LINE, PageText
 
 Line = tuple[float, str]
 """A line's top in points and its text."""

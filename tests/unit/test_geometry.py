@@ -8,8 +8,8 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.ingest.geometry import line_rects, union_rect
-from app.ingest.records import NO_LINE, PageText, Rect
+from app.core.geometry import line_rects, union_rect
+from app.core.records import NO_LINE, PageText, Rect
 
 NAN = (math.nan,) * 4
 

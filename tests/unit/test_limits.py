@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.errors import IngestTimeout, TooManyPages
-from app.ingest.limits import Deadline, check_page_count
+from app.core.errors import IngestTimeout, TooManyPages
+from app.pdf.limits import Deadline, check_page_count
 
 
 def test_check_page_count_refuses_only_past_the_limit() -> None:

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from app.answer.llm import SUPPORT_FLOOR, chat_messages, cited_sentences, supporting_sentence
-from app.config import Settings
+from app.core.config import Settings
 from tests.unit.test_synthesis import SEARCH, TRACING
 
 

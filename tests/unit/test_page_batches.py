@@ -10,15 +10,15 @@ import numpy as np
 import pymupdf
 import pytest
 
-from app.ingest.annotations import locate_marks
-from app.ingest.chunking import chunk_pages
-from app.ingest.flags import flag_chunks
-from app.ingest.furniture import find_furniture
-from app.ingest.limits import Deadline, IngestLimits
-from app.ingest.pdf import extract_document, open_pdf
-from app.ingest.pipeline import ChunkingParams, page_batches, read_pdf
-from app.ingest.references import REFERENCES, reference_sections
-from app.ingest.spill import box_spill
+from app.chunking.chunker import chunk_pages
+from app.chunking.flags import flag_chunks
+from app.chunking.furniture import find_furniture
+from app.chunking.references import REFERENCES, reference_sections
+from app.flows.ingest import ChunkingParams, page_batches, read_pdf
+from app.pdf.annotations import locate_marks
+from app.pdf.limits import Deadline, IngestLimits
+from app.pdf.reader import extract_document, open_pdf
+from app.pdf.spill import box_spill
 from tests.generated_pdfs import text_pdf
 
 MAX_TOKENS = 12

@@ -11,7 +11,7 @@ import numpy as np
 import pymupdf
 import pytest
 
-from app.errors import (
+from app.core.errors import (
     CitelockError,
     CorruptPdf,
     EmptyFile,
@@ -22,10 +22,11 @@ from app.errors import (
     NoTextLayer,
     PageNotFound,
 )
-from app.ingest.annotations import locate_marks
-from app.ingest.geometry import page_lines
-from app.ingest.layout import Fragment, reading_order
-from app.ingest.pdf import (
+from app.core.geometry import page_lines
+from app.core.records import NO_LINE, PageText
+from app.pdf.annotations import locate_marks
+from app.pdf.layout import Fragment, reading_order
+from app.pdf.reader import (
     check_text_layer,
     extract_document,
     extract_page,
@@ -33,7 +34,6 @@ from app.ingest.pdf import (
     page_needs_ocr,
     render_page_png,
 )
-from app.ingest.records import NO_LINE, PageText
 
 ZERO_PAGES = (
     b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"

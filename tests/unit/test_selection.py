@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.ingest.records import PAGE_BREAK
+from app.core.records import PAGE_BREAK
 from app.retrieval.selection import (
     FUZZY_MIN_SCORE,
     PageRun,

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from app.answer.evidence import chunk_segments
 from app.answer.synthesis import (
     MAX_CLAIMS,
     chunk_sentences,
@@ -18,7 +17,8 @@ from app.answer.synthesis import (
     synthesize,
     terms,
 )
-from app.ingest.records import PAGE_BREAK
+from app.core.geometry import chunk_segments
+from app.core.records import PAGE_BREAK
 
 DOC_A = uuid.UUID(int=1)
 DOC_B = uuid.UUID(int=2)

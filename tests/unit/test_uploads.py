@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.errors import FileTooLarge
-from app.ingest.uploads import display_filename, spooled_upload
+from app.core.errors import FileTooLarge
+from app.pdf.uploads import display_filename, spooled_upload
 
 
 @pytest.mark.parametrize(

@@ -10,10 +10,10 @@ from fastapi import APIRouter, File, Form, UploadFile, status
 
 from app.api.deps import RuntimeDep, SessionDep
 from app.api.problems import problem_responses
-from app.api.schemas import AnnotationCreate, AnnotationOut
+from app.contract.schemas import AnnotationCreate, AnnotationOut
 from app.db import documents
 from app.db.annotations import list_annotations
-from app.ingest.annotation_service import add_highlight, replace_pdf_annotations
+from app.flows.annotations import add_highlight, replace_pdf_annotations
 
 router = APIRouter(prefix="/documents/{document_id}/annotations", tags=["annotations"])
 

@@ -9,10 +9,9 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
 from app.api.deps import RuntimeDep, SessionDep
-from app.api.job_schemas import DocumentQueued
 from app.api.problems import problem_responses
-from app.api.response_service import annotated_pdf
-from app.api.schemas import (
+from app.contract.jobs import DocumentQueued, job_url
+from app.contract.schemas import (
     PAGE_NUMBER_MAX,
     ChunkOut,
     DocumentForm,
@@ -21,10 +20,11 @@ from app.api.schemas import (
     UserText,
 )
 from app.db import documents
-from app.ingest.pdf import render_page_png
-from app.ingest.pipeline import DocumentMeta
-from app.ingest.uploads import display_filename
-from app.jobs.submit import Queued, accept_upload
+from app.flows.ingest import DocumentMeta
+from app.flows.responses import annotated_pdf
+from app.flows.upload import Queued, accept_upload
+from app.pdf.reader import render_page_png
+from app.pdf.uploads import display_filename
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
@@ -48,7 +48,7 @@ def upload_document(
     result = accept_upload(file.file, meta, runtime=runtime)
     if isinstance(result, Queued):
         response.status_code = status.HTTP_202_ACCEPTED
-        return DocumentQueued.of(result)
+        return DocumentQueued(id=result.document_id, job_url=job_url(result.job_id))
     if not result.created:
         response.status_code = status.HTTP_200_OK
     return DocumentOut.of(result.document)

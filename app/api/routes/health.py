@@ -6,9 +6,9 @@ from fastapi import APIRouter
 
 from app.api.deps import RuntimeDep
 from app.api.problems import problem_responses
-from app.api.schemas import Health
-from app.errors import DatabaseUnavailable, EmbeddingUnavailable
-from app.runtime import database_ready, model_ready
+from app.contract.schemas import Health
+from app.core.errors import DatabaseUnavailable, EmbeddingUnavailable
+from app.flows.runtime import database_ready, model_ready
 
 router = APIRouter(tags=["health"])
 

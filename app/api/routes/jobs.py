@@ -7,8 +7,8 @@ import uuid
 from fastapi import APIRouter
 
 from app.api.deps import SessionDep
-from app.api.job_schemas import JobOut
-from app.jobs.submit import get_job
+from app.contract.jobs import JobOut
+from app.flows.upload import get_job
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 

@@ -8,9 +8,9 @@ from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
 from app.api.deps import SessionDep
-from app.api.response_service import stored_response
-from app.api.schemas import ResponseOut
 from app.api.viewer import render_viewer
+from app.contract.schemas import ResponseOut
+from app.flows.responses import stored_response
 
 router = APIRouter(tags=["responses"])
 

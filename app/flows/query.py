@@ -1,0 +1,218 @@
+"""A QueryRequest in, a QueryResponse out: retrieval, then the answer built on its context."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+
+from sqlalchemy.orm import Session
+
+from app.answer.evidence import Evidence, collect_evidence
+from app.answer.llm import ChatFailed, ChatModel, synthesize_with_model
+from app.answer.synthesis import Answer, synthesize
+from app.contract.schemas import (
+    BBox,
+    ChunkHit,
+    HighlightedSource,
+    QueryFilters,
+    QueryRequest,
+    QueryResponse,
+    ResponseEvidence,
+    SelectedText,
+    SelectionScope,
+    SynthesisUsed,
+)
+from app.core.chunks import Passage
+from app.core.config import Settings, Synthesis
+from app.db.responses import store_response
+from app.embedding.embedder import Embedder
+from app.retrieval.assemble import similarity
+from app.retrieval.filters import SearchFilters
+from app.retrieval.pipeline import (
+    RetrievalParams,
+    elapsed_ms,
+    final_score,
+    retrieve_context,
+)
+from app.retrieval.rerank import AnnotationSignal
+from app.retrieval.search import Candidate
+from app.retrieval.selection import Match, Selection
+from app.retrieval.selection_scope import SELECTION_TOP_K
+
+logger = logging.getLogger(__name__)
+
+VIEWER_PATH = "/api/v1/viewer"
+
+
+def search_filters(filters: QueryFilters, settings: Settings) -> SearchFilters:
+    return SearchFilters(
+        collection=filters.collection,
+        document_ids=tuple(filters.document_ids),
+        chapter=filters.chapter,
+        section=filters.section,
+        language=filters.language,
+        version=filters.version,
+        page_start=filters.page_start,
+        page_end=filters.page_end,
+        is_my_copy=filters.is_my_copy,
+        exclude_flags=settings.excluded_flags,
+    )
+
+
+def retrieval_params(request: QueryRequest, settings: Settings) -> RetrievalParams:
+    top_k = request.top_k
+    if request.selected_text is not None and "top_k" not in request.model_fields_set:
+        top_k = SELECTION_TOP_K
+    return RetrievalParams(
+        top_k=top_k,
+        overfetch=settings.search_overfetch,
+        mode=request.search or settings.search_mode,
+        filters=search_filters(request.filters, settings),
+        min_similarity=settings.min_similarity,
+        token_budget=settings.context_token_budget,
+        annotations=annotation_signal(request.use_annotations, settings),
+    )
+
+
+def selection_of(selected: SelectedText | None) -> Selection | None:
+    return None if selected is None else Selection(**selected.model_dump())
+
+
+def selection_scope(match: Match | None) -> SelectionScope | None:
+    if match is None:
+        return None
+    return SelectionScope(
+        document_id=match.document_id,
+        start_page=match.start_page,
+        end_page=match.end_page,
+        match="exact" if match.exact else "fuzzy",
+        score=match.score,
+    )
+
+
+def annotation_signal(use_annotations: bool | None, settings: Settings) -> AnnotationSignal | None:
+    """Returns the rerank signal when the request (or, when it does not say, the settings)
+    asks for the reader's annotations."""
+    wanted = settings.use_annotations if use_annotations is None else use_annotations
+    if not wanted:
+        return None
+    return AnnotationSignal(alpha=settings.annotation_alpha, cap=settings.annotation_cap)
+
+
+def highlighted_source(evidence: Evidence) -> HighlightedSource:
+    """Returns the contract's shape of one piece of evidence."""
+    bbox = None
+    if evidence.bbox is not None:
+        x0, y0, x1, y1 = evidence.bbox
+        bbox = BBox(x=x0, y=y0, width=round(x1 - x0, 2), height=round(y1 - y0, 2))
+    # Evidence carries the contract's fields under the contract's names; only bbox changes shape.
+    return HighlightedSource.model_validate({**vars(evidence), "bbox": bbox})
+
+
+def chunk_hit(chunk: Candidate, params: RetrievalParams) -> ChunkHit:
+    """Returns the contract's shape of a retrieved chunk, with the reader's marks on it when
+    they reranked the chunks (none otherwise: then final_score is the mode's score)."""
+    boost = params.annotations.boost(chunk.hl_count) if params.annotations else 0.0
+    return ChunkHit(
+        chunk_id=chunk.chunk_id,
+        document_id=chunk.document_id,
+        document_name=chunk.document_filename,
+        content=chunk.content,
+        page_start=chunk.page_start,
+        page_end=chunk.page_end,
+        chapter=chunk.chapter,
+        section=chunk.section,
+        distance=round(chunk.distance, 6),
+        relevance_score=round(similarity(chunk.distance), 6),
+        hl_count=chunk.hl_count,
+        boost=round(boost, 6),
+        final_score=round(final_score(chunk, params.mode) - boost, 6),
+    )
+
+
+def write_answer(
+    query: str, ranked: Sequence[Passage], context: Sequence[Passage], settings: Settings
+) -> tuple[Answer, SynthesisUsed]:
+    """Returns the answer as SYNTHESIS asks, and how it was written.
+
+    A model that fails (unreachable, too slow, a reply with no supported citation) costs the
+    answer its wording, not the request: the extractive answer is returned instead.
+    """
+    if settings.synthesis == Synthesis.llm:
+        chat = ChatModel(
+            base_url=settings.llm_base_url,
+            model=settings.llm_model,
+            api_key=settings.llm_api_key.get_secret_value(),
+            timeout=settings.llm_timeout,
+        )
+        try:
+            return synthesize_with_model(query, context, chat), "llm"
+        except ChatFailed as failure:
+            # The reason only: the query text is never logged.
+            logger.warning("LLM synthesis failed, answering extractively: %s", failure)
+            return synthesize(query, ranked, context), "extractive_fallback"
+    return synthesize(query, ranked, context), "extractive"
+
+
+def answer_query(
+    request: QueryRequest,
+    *,
+    session: Session,
+    embedder: Embedder,
+    settings: Settings,
+    request_id: str = "",
+) -> QueryResponse:
+    """Returns the response to `request`: the ranked chunks, the answer built on the assembled
+    context with its sources, and, with highlights enabled, the evidence. The response's
+    evidence is stored under its `response_id` for the viewer and annotated.pdf."""
+    params = retrieval_params(request, settings)
+    bundle = retrieve_context(
+        request.query,
+        params,
+        session=session,
+        embedder=embedder,
+        selected_text=selection_of(request.selected_text),
+    )
+    hits = [chunk_hit(chunk, params) for chunk in bundle.chunks]
+    timings = dict(bundle.timings_ms)
+    started = time.perf_counter()
+    answer, synthesis = write_answer(request.query, bundle.chunks, bundle.context.chunks, settings)
+    timings["answer"] = elapsed_ms(started)
+    highlighted: list[HighlightedSource] | None = None
+    if settings.enable_highlights:
+        started = time.perf_counter()
+        highlighted = [highlighted_source(e) for e in collect_evidence(session, answer.claims)]
+        timings["evidence"] = elapsed_ms(started)
+    started = time.perf_counter()
+    # Stored with highlights off too: the answer, its sources and chunk ids stay retrievable.
+    stored = ResponseEvidence(
+        answer=answer.text,
+        sources=answer.sources,
+        synthesis=synthesis,
+        chunk_ids=[hit.chunk_id for hit in hits],
+        highlighted_sources=highlighted,
+    )
+    response_id = store_response(
+        session=session,
+        evidence_json=stored.model_dump_json(),
+        ttl_seconds=settings.response_ttl_seconds,
+    )
+    timings["store"] = elapsed_ms(started)
+    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if settings.enable_highlights else None
+    return QueryResponse(
+        answer=answer.text,
+        sources=answer.sources,
+        confidence=answer.confidence,
+        query_type="standard" if bundle.selection is None else "selected_text",
+        status=bundle.status,
+        synthesis=synthesis,
+        request_id=request_id,
+        response_id=str(response_id),
+        chunks=hits,
+        highlighted_sources=highlighted,
+        viewer_url=viewer_url,
+        timings_ms=timings,
+        selection=selection_scope(bundle.selection),
+        scope_note=bundle.scope_note,
+    )

@@ -1,0 +1,42 @@
+"""Stored responses read back: their evidence, and the PDF with the cited lines highlighted."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy.orm import Session
+
+from app.contract.schemas import ResponseOut
+from app.core.errors import ResponseNotFound
+from app.db import documents
+from app.db.responses import get_response
+from app.pdf.reader import highlight_lines
+
+
+def stored_response(*, session: Session, response_id: uuid.UUID) -> ResponseOut:
+    """Returns the stored evidence of a response that has not expired."""
+    row = get_response(session=session, response_id=response_id)
+    return ResponseOut.model_validate(
+        {
+            **row.evidence,
+            "response_id": row.response_id,
+            "created_at": row.created_at,
+            "expires_at": row.expires_at,
+        }
+    )
+
+
+def annotated_pdf(*, session: Session, document_id: uuid.UUID, response_id: uuid.UUID) -> bytes:
+    """Returns the document's PDF with each line the response cites in it highlighted."""
+    response = stored_response(session=session, response_id=response_id)
+    pdf = documents.document_file(session=session, document_id=document_id)
+    cited = [
+        (item.page_number, item.rects)
+        for item in response.highlighted_sources or []
+        if item.document_id == document_id
+    ]
+    if not cited:
+        raise ResponseNotFound(
+            f"response {response_id} highlights nothing in document {document_id}"
+        )
+    return highlight_lines(pdf, cited)

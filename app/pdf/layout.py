@@ -1,0 +1,213 @@
+"""A page's reading order: fragments of text in, the same fragments in the order they are read.
+
+A deterministic recursive XY-cut on the fragments' boxes. Empty horizontal stripes cut a
+region into bands (so full-width titles and running heads stand alone); empty vertical
+stripes cut a band into columns, read left to right, each top to bottom. No PyMuPDF here:
+`app.pdf.reader` makes the fragments, `app.pdf.pagetext` writes the text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from app.core.records import Rect
+
+Box = Rect | None
+"""A character's box, or None for a separator citelock inserted (it has no glyph)."""
+
+COLUMN_GAP = 4.0
+"""Points of empty width that separate columns. Federal Register gutters are about 6.5 pt."""
+
+MIN_COLUMN_SHARE = 0.15
+"""A column narrower than this share of the page is a table cell or a label, not a column."""
+
+ROW_OVERLAP = 0.5
+"""Share of the shorter height two fragments must overlap vertically to sit on one row."""
+
+
+@dataclass(frozen=True, eq=False)
+class Fragment:
+    """A run of glyphs on one baseline as PyMuPDF grouped it (a rawdict line), cleaned.
+
+    `boxes` has one entry per character of `text`; `bbox` is their union, `size` the
+    largest font size, `block` PyMuPDF's block number (blocks are paragraphs, roughly).
+    """
+
+    block: int
+    text: str
+    boxes: list[Box]
+    size: float
+    bbox: Rect
+
+
+def union(boxes: Iterable[Rect]) -> Rect:
+    """Returns the smallest rectangle that holds all of `boxes` (at least one)."""
+    x0s, y0s, x1s, y1s = zip(*boxes, strict=True)
+    return (min(x0s), min(y0s), max(x1s), max(y1s))
+
+
+def reading_order(fragments: Sequence[Fragment], page_width: float) -> list[Fragment]:
+    """Returns the fragments in reading order by a deterministic recursive XY-cut.
+
+    `page_width` scales the narrowest group of lines still taken for a column.
+    """
+    return _cut(list(fragments), MIN_COLUMN_SHARE * page_width)
+
+
+def _cut(fragments: list[Fragment], min_width: float) -> list[Fragment]:
+    """Returns a region's fragments in reading order: columns first, then bands, then rows."""
+    if len(fragments) < 2:
+        return fragments
+    columns = _columns(fragments, min_width)
+    if len(columns) > 1:
+        return [f for column in columns for f in _cut(column, min_width)]
+    bands = _split_on_gaps(fragments, axis=1, min_gap=0.0)
+    bands = _merge_columnar_bands(bands, min_width)
+    if len(bands) > 1:
+        return [f for band in bands for f in _cut(band, min_width)]
+    return _rows(fragments)
+
+
+def _split_on_gaps(fragments: list[Fragment], *, axis: int, min_gap: float) -> list[list[Fragment]]:
+    """Returns the groups of fragments separated by empty stripes wider than `min_gap`.
+
+    `axis` 0 cuts along x (columns), 1 along y (bands); groups come in coordinate order.
+    """
+    ordered = sorted(fragments, key=lambda f: (f.bbox[axis], f.bbox[axis + 2]))
+    groups = [[ordered[0]]]
+    reach = ordered[0].bbox[axis + 2]
+    for fragment in ordered[1:]:
+        if fragment.bbox[axis] - reach > min_gap:
+            groups.append([])
+        groups[-1].append(fragment)
+        reach = max(reach, fragment.bbox[axis + 2])
+    return groups
+
+
+def _columns(fragments: list[Fragment], min_width: float) -> list[list[Fragment]]:
+    """Returns the columns of a region left to right, or the region alone when it has none.
+
+    Not every vertical gap is a gutter. A gap that cuts one block's row in two is none.
+    Nor is a gap beside a group narrower than a column: in a one-column manual, the gap
+    between a definition's label and its text, between table cells or after margin line
+    numbers would otherwise read as one. Such a narrow group joins its nearer neighbour.
+    """
+    groups = _split_on_gaps(fragments, axis=0, min_gap=COLUMN_GAP)
+    if len(groups) < 2 or _is_one_row(fragments):
+        return groups
+    joined = [groups[0]]
+    for group in groups[1:]:
+        if _splits_a_line(joined[-1], group):
+            joined[-1] = joined[-1] + group
+        else:
+            joined.append(group)
+    while len(joined) > 1 and (gap := _gap_beside_narrow(joined, min_width)) is not None:
+        joined[gap : gap + 2] = [joined[gap] + joined[gap + 1]]
+    return joined
+
+
+def _is_one_row(fragments: list[Fragment]) -> bool:
+    """Says whether all fragments share one row, where left to right is the only order."""
+    return min(f.bbox[3] for f in fragments) > max(f.bbox[1] for f in fragments)
+
+
+def _gap_beside_narrow(groups: list[list[Fragment]], min_width: float) -> int | None:
+    """Returns the index of the gap that joins the first narrow group to its nearer neighbour."""
+    spans = [union(f.bbox for f in group) for group in groups]
+    for index, span in enumerate(spans):
+        if span[2] - span[0] >= min_width:
+            continue
+        if index == 0:
+            return 0
+        if index == len(spans) - 1:
+            return index - 1
+        left_gap = span[0] - spans[index - 1][2]
+        right_gap = spans[index + 1][0] - span[2]
+        return index - 1 if left_gap <= right_gap else index
+    return None
+
+
+def _splits_a_line(left: list[Fragment], right: list[Fragment]) -> bool:
+    """Says whether two groups share a block on one row: a gutter never cuts through a line."""
+    shared = {f.block for f in left} & {f.block for f in right}
+    if not shared:
+        return False
+    rows: dict[int, list[Rect]] = {}
+    for fragment in left:
+        if fragment.block in shared:
+            rows.setdefault(fragment.block, []).append(fragment.bbox)
+    return any(
+        on_one_row(fragment.bbox, other)
+        for fragment in right
+        for other in rows.get(fragment.block, ())
+    )
+
+
+def on_one_row(a: Rect, b: Rect) -> bool:
+    """Says whether two boxes overlap vertically enough to sit on one row."""
+    return overlap(a, b[1], b[3]) >= ROW_OVERLAP * min(a[3] - a[1], b[3] - b[1])
+
+
+def _merge_columnar_bands(bands: list[list[Fragment]], min_width: float) -> list[list[Fragment]]:
+    """Returns the bands with runs of neighbours merged where, together, they have columns.
+
+    Horizontal gaps that happen to line up across columns (paragraph breaks at the same
+    height) would otherwise slice a multi-column region into rows read across the gutter.
+    From each band, the longest run of following bands that has columns as a whole is
+    merged: judged one band at a time, a narrow heading atop a column would stop its
+    column forming.
+    """
+    merged: list[list[Fragment]] = []
+    start = 0
+    while start < len(bands):
+        end = _chain_end(bands, start)
+        run = [f for band in bands[start:end] for f in band]
+        while end > start + 1 and len(_columns(run, min_width)) < 2:
+            end -= 1
+            run = run[: len(run) - len(bands[end])]
+        merged.append(run)
+        start = end
+    return merged
+
+
+def _chain_end(bands: list[list[Fragment]], start: int) -> int:
+    """Returns where the run of bands from `start` that keeps an empty vertical stripe ends."""
+    covered: list[tuple[float, float]] = []
+    for end in range(start, len(bands)):
+        covered = _covered_spans(covered + [(f.bbox[0], f.bbox[2]) for f in bands[end]])
+        if len(covered) < 2 and end > start:
+            return end
+    return len(bands)
+
+
+def _covered_spans(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    """Returns the x-intervals these spans cover, merged across gaps narrower than a gutter."""
+    merged: list[tuple[float, float]] = []
+    for start, end in sorted(spans):
+        if merged and start - merged[-1][1] <= COLUMN_GAP:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _rows(fragments: list[Fragment]) -> list[Fragment]:
+    """Returns the fragments of a region that admits no cut row by row, each left to right."""
+    rows: list[list[Fragment]] = []
+    top = bottom = 0.0
+    for fragment in sorted(fragments, key=lambda f: (f.bbox[1], f.bbox[0])):
+        if rows and overlap(fragment.bbox, top, bottom) >= ROW_OVERLAP * min(
+            fragment.bbox[3] - fragment.bbox[1], bottom - top
+        ):
+            rows[-1].append(fragment)
+            top, bottom = min(top, fragment.bbox[1]), max(bottom, fragment.bbox[3])
+        else:
+            rows.append([fragment])
+            top, bottom = fragment.bbox[1], fragment.bbox[3]
+    return [f for row in rows for f in sorted(row, key=lambda f: f.bbox[0])]
+
+
+def overlap(box: Rect, top: float, bottom: float) -> float:
+    """Returns how far `box` overlaps the stripe from `top` to `bottom` (negative: a gap)."""
+    return min(box[3], bottom) - max(box[1], top)
