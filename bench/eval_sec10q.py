@@ -35,8 +35,7 @@ from sqlalchemy.dialects.postgresql import REGCONFIG
 
 from app.core.config import Settings
 from app.db.models import Chunk
-from app.flows.ingest import DocumentMeta
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context

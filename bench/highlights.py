@@ -21,8 +21,7 @@ import numpy as np
 import sqlalchemy as sa
 
 from app.core.config import Settings
-from app.flows.ingest import DocumentMeta
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import open_runtime
 from bench.query import TOP_K, WARM_UP, Server, percentiles, post, timed
 from bench.report import machine_summary

@@ -21,8 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.core.config import Settings
 from app.core.errors import CitelockError
-from app.flows.ingest import DocumentMeta, StageTimings
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import DocumentMeta, StageTimings, ingest_file
 from app.flows.runtime import Runtime, open_runtime
 from bench.report import machine_summary, write_section
 

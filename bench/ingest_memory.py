@@ -58,11 +58,9 @@ def peak_rss_mb() -> float:
 def measure(mode: str, pdf: Path, database_url: str, data_dir: Path) -> dict[str, float]:
     """Runs in the child process: ingests `pdf` one way and returns the memory figures."""
     from app.core.config import Settings
-    from app.flows.ingest import DocumentMeta
+    from app.flows.ingest import DocumentMeta, Queued, ingest_file, queue_ingestion
     from app.flows.ingest_job import run_ingest_job
-    from app.flows.ingest_service import ingest_file
     from app.flows.runtime import open_runtime
-    from app.flows.upload import Queued, queue_ingestion
 
     settings = Settings(database_url=database_url, citelock_data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
     runtime = open_runtime(settings)

@@ -8,7 +8,7 @@ skipped before it is parsed or uploaded.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -26,12 +26,15 @@ from sqlalchemy import select
 from app.cli.service_client import ServiceClient
 from app.core.errors import CitelockError
 from app.db.models import Document
-from app.flows.ingest import DocumentMeta, file_sha256
-from app.flows.ingest_job import run_ingest_job
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import (
+    DocumentMeta,
+    PagesStored,
+    Queued,
+    file_sha256,
+    get_job,
+    ingest_document,
+)
 from app.flows.runtime import Runtime
-from app.flows.upload import Queued, get_job, queue_ingestion
-from app.pdf.reader import count_pages
 
 Outcome = Literal["created", "existing", "skipped", "failed"]
 
@@ -55,8 +58,9 @@ class Target(Protocol):
 
     def known_sha256s(self, collection: str) -> set[str]: ...
 
-    def ingest(self, path: Path, meta: DocumentMeta, advance: Callable[[int], None]) -> FileReport:
-        """Returns what became of `path`, calling `advance(pages_done)` as pages are stored."""
+    def ingest(self, path: Path, meta: DocumentMeta, advance: PagesStored) -> FileReport:
+        """Returns what became of `path`, calling `advance(pages_done, page_count)` as pages
+        are stored."""
         ...
 
 
@@ -80,18 +84,15 @@ class DatabaseTarget:
             )
             return set(found)
 
-    def ingest(self, path: Path, meta: DocumentMeta, advance: Callable[[int], None]) -> FileReport:
+    def ingest(self, path: Path, meta: DocumentMeta, advance: PagesStored) -> FileReport:
         """Ingests a long PDF as a queued job run right here, so its bar follows the stored
         batches; were this process to stop, any worker would finish the job."""
-        pages = count_pages(path)
-        if pages > self.runtime.settings.background_page_threshold:
-            queued = queue_ingestion(path, meta, page_count=pages, runtime=self.runtime)
-            if isinstance(queued, Queued):
-                run_ingest_job(queued.job_id, runtime=self.runtime, on_progress=advance)
-                return self.report_job(path, queued)
-        result = ingest_file(path, meta, runtime=self.runtime)
+        result = ingest_document(
+            path, meta, runtime=self.runtime, run_job_here=True, on_progress=advance
+        )
+        if isinstance(result, Queued):
+            return self.report_job(path, result)
         document = result.document
-        advance(document.page_count)
         return FileReport(
             path,
             "created" if result.created else "existing",
@@ -122,10 +123,12 @@ class ServiceTarget:
     def known_sha256s(self, collection: str) -> set[str]:
         return {document["sha256"] for document in self.client.documents(collection)}
 
-    def ingest(self, path: Path, meta: DocumentMeta, advance: Callable[[int], None]) -> FileReport:
+    def ingest(self, path: Path, meta: DocumentMeta, advance: PagesStored) -> FileReport:
         status, body = self.client.upload(path, collection=meta.collection)
         if status == 202:
-            job = self.client.wait_for_job(body["job_url"], lambda j: advance(j["pages_done"]))
+            job = self.client.wait_for_job(
+                body["job_url"], lambda j: advance(j["pages_done"], j["page_count"])
+            )
             if job["status"] != "ready":
                 return FileReport(path, "failed", error="ingest_failed", detail=job["error"])
             return FileReport(
@@ -135,7 +138,7 @@ class ServiceTarget:
                 chunks=job["chunks_done"],
                 document_id=body["id"],
             )
-        advance(body["page_count"])
+        advance(body["page_count"], body["page_count"])
         return FileReport(
             path,
             "created" if status == 201 else "existing",
@@ -203,12 +206,10 @@ def ingest_one(
         progress.update(task, total=0, completed=0)
         return FileReport(path, "skipped")
     try:
-        pages = count_pages(path)
-        progress.update(task, total=pages)
         report = target.ingest(
             path,
             DocumentMeta(filename=path.name, collection=collection),
-            lambda done: progress.update(task, completed=done),
+            lambda done, pages: progress.update(task, completed=done, total=pages),
         )
     except CitelockError as error:
         return FileReport(path, "failed", error=error.code, detail=error.detail)

@@ -1,89 +1,69 @@
-"""Ingestion: a PDF file in, a document with pages and embedded chunks stored in one transaction.
+"""Ingesting a PDF: the one flow that the route, the CLI and the worker run.
 
-The PDF is read whole first, keeping only each page's text and lines (`PageLines`): page
-furniture and reference sections are found over all pages. Its character boxes wait in a
-`BoxSpill` and come back a batch of pages at a time to be chunked, embedded and stored, so
-memory holds one batch's boxes, chunks and vectors however long the document.
+An upload is ingested at once, in one transaction, or, past the page threshold, stored as
+`processing` with a job that a worker runs batch by batch (app.flows.ingest_job). A PDF with
+a password is always ingested at once: queuing it would store the password. The PDF is
+opened once: its page count decides, and ingesting at once reads the same open document.
 """
 
 from __future__ import annotations
 
-import hashlib
-import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
-import numpy as np
-import numpy.typing as npt
+import pymupdf
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.chunking.chunker import DocumentChunker
-from app.chunking.flags import flag_chunks
-from app.chunking.furniture import find_furniture
-from app.chunking.references import reference_sections
-from app.core.geometry import chunk_rects
-from app.core.records import (
-    ChunkDraft,
-    ExtractedDocument,
-    Mark,
-    PageBatch,
-    PageLines,
-    PlacedChunk,
-)
-from app.db.annotations import store_marks
+from app.core.config import Settings
+from app.core.errors import JobNotFound
+from app.core.metrics import record_ingestion
+from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines
 from app.db.chunks import store_batch
-from app.db.models import Document, DocumentFile
-from app.embedding.embedder import Embedder, embed_texts
-from app.pdf.annotations import locate_marks
-from app.pdf.limits import Deadline, IngestLimits
-from app.pdf.reader import check_text_layer, extract_document_as, open_pdf
-from app.pdf.spill import BoxSpill, box_spill
+from app.db.models import Document, IngestJob
+from app.embedding.embedder import Embedder
+from app.flows.ingest_job import run_ingest_job
+from app.flows.ingest_stages import (
+    ChunkingParams,
+    DocumentMeta,
+    StageTimings,
+    chunking_params,
+    file_sha256,
+    find_document,
+    finish_document,
+    ingest_limits,
+    new_document,
+    page_batches,
+    read_pdf,
+)
+from app.flows.runtime import Runtime
+from app.jobs.queue import defer_ingestion
+from app.pdf.limits import Deadline, IngestLimits, check_page_count
+from app.pdf.reader import open_pdf, page_count
+from app.pdf.spill import box_spill
+from app.pdf.uploads import spooled_upload
 
-READ_BLOCK = 1 << 20
-EMBED_GROUP = 512
-"""Chunks embedded together, between two deadline checks: a few seconds of work on one core."""
+__all__ = [
+    "DocumentMeta",
+    "IngestResult",
+    "PagesStored",
+    "Queued",
+    "StageTimings",
+    "file_sha256",
+    "get_job",
+    "ingest_document",
+    "ingest_file",
+    "ingest_upload",
+    "queue_ingestion",
+]
 
-
-@dataclass(frozen=True)
-class DocumentMeta:
-    """What the uploader says about the file, beside its bytes."""
-
-    filename: str
-    collection: str = "default"
-    title: str | None = None
-    language: str = "en"
-    version: str = "1.0"
-    is_my_copy: bool = False
-    password: str | None = None
-
-
-@dataclass(frozen=True)
-class ChunkingParams:
-    max_tokens: int
-    overlap_tokens: int
-    count_tokens: Callable[[list[str]], list[int]]
-
-
-@dataclass
-class StageTimings:
-    """Seconds spent in each stage of one ingestion."""
-
-    extract: float = 0.0
-    chunk: float = 0.0
-    embed: float = 0.0
-    store: float = 0.0
-
-    @contextmanager
-    def measure(self, stage: str) -> Iterator[None]:
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            setattr(self, stage, getattr(self, stage) + time.perf_counter() - started)
+PagesStored = Callable[[int, int], None]
+"""Told (pages stored, page count) as an ingestion goes."""
 
 
 @dataclass(frozen=True)
@@ -93,94 +73,83 @@ class IngestResult:
     timings: StageTimings = field(default_factory=StageTimings)
 
 
-def file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as stream:
-        while block := stream.read(READ_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+@dataclass(frozen=True)
+class Queued:
+    document_id: uuid.UUID
+    job_id: uuid.UUID
 
 
-def find_document(session: Session, *, collection: str, sha256: str) -> Document | None:
-    return session.scalars(
-        select(Document).where(Document.collection == collection, Document.sha256 == sha256)
-    ).one_or_none()
+def ingest_upload(
+    stream: BinaryIO, meta: DocumentMeta, *, runtime: Runtime
+) -> IngestResult | Queued:
+    """Returns what became of an uploaded stream, spooled to the data folder first."""
+    settings = runtime.settings
+    with spooled_upload(
+        stream, directory=settings.uploads_dir, max_bytes=settings.max_upload_bytes
+    ) as path:
+        return ingest_document(path, meta, runtime=runtime)
 
 
-def read_pdf(
+def runs_in_background(pages: int, meta: DocumentMeta, settings: Settings) -> bool:
+    return meta.password is None and pages > settings.background_page_threshold
+
+
+def ingest_document(
     path: Path,
-    password: str | None,
+    meta: DocumentMeta,
     *,
-    limits: IngestLimits,
-    deadline: Deadline,
-    spill: BoxSpill,
-) -> ExtractedDocument[PageLines]:
-    """Returns the document's pages as lines, their character boxes left in `spill`, and its
-    outline; raises the upload errors for unusable files.
+    runtime: Runtime,
+    run_job_here: bool = False,
+    on_progress: PagesStored | None = None,
+) -> IngestResult | Queued:
+    """Returns the stored document, or the queued job of a PDF longer than the threshold.
 
-    A PDF without a text layer is refused unless it carries the reader's annotations: those
-    are the reader's own work, kept and listed, though no passage of it can be retrieved.
+    With `run_job_here` (the CLI) a queued job is run at once in this process, so progress
+    follows its stored batches; were the process to stop, any worker would finish the job.
     """
-    with open_pdf(path, password) as pdf:
-        extracted = extract_document_as(
-            pdf, spill.keep, max_pages=limits.max_pages, deadline=deadline
+    settings = runtime.settings
+    with open_pdf(path, meta.password) as pdf:
+        pages = page_count(pdf)
+        check_page_count(pages, settings.max_pages)
+        if not runs_in_background(pages, meta, settings):
+            result = ingest_file(path, meta, runtime=runtime, pdf=pdf)
+            if on_progress is not None:
+                on_progress(result.document.page_count, result.document.page_count)
+            return result
+    try:
+        queued = queue_ingestion(path, meta, page_count=pages, runtime=runtime)
+    except IntegrityError:
+        # The same bytes were queued concurrently in this collection: theirs stands.
+        queued = queue_ingestion(path, meta, page_count=pages, runtime=runtime)
+    if run_job_here and isinstance(queued, Queued):
+        run_ingest_job(
+            queued.job_id,
+            runtime=runtime,
+            on_progress=None if on_progress is None else lambda done: on_progress(done, pages),
         )
-    if not extracted.annotations:
-        check_text_layer(extracted.pages)
-    return extracted
+    return queued
 
 
-def page_batches(
-    extracted: ExtractedDocument[PageLines],
-    spill: BoxSpill,
-    *,
-    chunking: ChunkingParams,
-    embedder: Embedder,
-    batch_pages: int,
-    deadline: Deadline | None = None,
-    timings: StageTimings | None = None,
-) -> Iterator[PageBatch]:
-    """Yields the document `batch_pages` pages at a time, in order, so that only one batch's
-    character boxes are held at a time.
-
-    Chunks are embedded EMBED_GROUP at a time across batches, each stored with the batch in
-    which its group is embedded. The deadline, if any, is checked before each batch and
-    between embedding groups.
-    """
-    timings = timings or StageTimings()
-    with timings.measure("chunk"):
-        # Reference sections bound chunks like furniture does, so that leaving them out at
-        # query time never drops the body text a chunk would otherwise have shared with them.
-        references = reference_sections(extracted.pages, extracted.toc)
-        chunker = DocumentChunker(
-            extracted.toc,
-            max_tokens=chunking.max_tokens,
-            overlap_tokens=chunking.overlap_tokens,
-            count_tokens=chunking.count_tokens,
-            furniture=find_furniture(extracted.pages),
-            regions=references,
+def ingest_file(
+    path: Path, meta: DocumentMeta, *, runtime: Runtime, pdf: pymupdf.Document | None = None
+) -> IngestResult:
+    """Returns the document stored at once, after waiting for a turn (runtime.ingest_slots):
+    uploads past the core count would only share the cores and multiply the memory they hold."""
+    with runtime.ingest_slots:
+        result = ingest_pdf(
+            path,
+            meta,
+            sessions=runtime.sessions,
+            embedder=runtime.embedder,
+            chunking=chunking_params(runtime.settings, runtime.count_tokens),
+            limits=ingest_limits(runtime.settings),
+            batch_pages=runtime.settings.ingest_batch_pages,
+            scratch=runtime.settings.uploads_dir,
+            pdf=pdf,
         )
-    page_count = len(extracted.pages)
-    unembedded: list[PlacedChunk] = []
-    for first in range(1, page_count + 1, batch_pages):
-        last = min(first + batch_pages - 1, page_count)
-        if deadline is not None:
-            deadline.check(f"chunking pages {first} to {last}")
-        with timings.measure("extract"):
-            window = spill.window(extracted.pages, first=first, last=last)
-        with timings.measure("chunk"):
-            drafts = flag_chunks(chunker.chunk(window), references=references)
-            pages = {page.number: page for page in window.pages}
-            unembedded += [PlacedChunk(draft, chunk_rects(draft, pages)) for draft in drafts]
-        # Whole groups of EMBED_GROUP chunks are embedded and the rest waits for the next
-        # batch: embedding sorts a group by length, and one batch's fewer chunks came out
-        # padded more, some 5% slower on documents of several batches.
-        ready = len(unembedded) - (len(unembedded) % EMBED_GROUP if last < page_count else 0)
-        chunks, unembedded = unembedded[:ready], unembedded[ready:]
-        with timings.measure("embed"):
-            vectors = embed_drafts(embedder, [chunk.draft for chunk in chunks], deadline)
-        marks = locate_marks(extracted.annotations, window.own_pages)
-        yield PageBatch(first, last, window.own_pages, chunks, vectors, marks)
+    if result.created:
+        record_ingestion(pages=result.document.page_count)
+    return result
 
 
 def ingest_pdf(
@@ -193,6 +162,7 @@ def ingest_pdf(
     limits: IngestLimits,
     batch_pages: int,
     scratch: Path,
+    pdf: pymupdf.Document | None = None,
 ) -> IngestResult:
     """Returns the stored document, new or (same bytes in the same collection) the existing one.
 
@@ -200,7 +170,8 @@ def ingest_pdf(
     lies on. Everything is written in one transaction, `batch_pages` pages at a time as
     they are chunked and embedded: a failure at any point leaves no row behind. A PDF over
     `limits.max_pages`, or still unprocessed after `limits.timeout_seconds`, is refused.
-    The pages' character boxes wait in an unnamed file in `scratch` meanwhile.
+    The pages' character boxes wait in an unnamed file in `scratch` meanwhile. `pdf` is the
+    file already opened, if the caller has it open.
     """
     deadline = Deadline(limits.timeout_seconds)
     sha256 = file_sha256(path)
@@ -211,8 +182,8 @@ def ingest_pdf(
 
     timings = StageTimings()
     with box_spill(scratch) as spill:
-        with timings.measure("extract"):
-            extracted = read_pdf(path, meta.password, limits=limits, deadline=deadline, spill=spill)
+        with timings.measure("extract"), opened(pdf, path, meta.password) as opened_pdf:
+            extracted = read_pdf(opened_pdf, limits=limits, deadline=deadline, spill=spill)
         batches = page_batches(
             extracted,
             spill,
@@ -242,20 +213,16 @@ def ingest_pdf(
     return IngestResult(document, created=True, timings=timings)
 
 
-def embed_drafts(
-    embedder: Embedder, drafts: list[ChunkDraft], deadline: Deadline | None
-) -> npt.NDArray[np.float32]:
-    """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline, if any,
-    checked before each group."""
-    texts = [draft.content for draft in drafts]
-    groups = []
-    for start in range(0, len(texts), EMBED_GROUP):
-        if deadline is not None:
-            deadline.check(f"embedding chunk {start + 1} of {len(texts)}")
-        groups.append(embed_texts(embedder, texts[start : start + EMBED_GROUP]))
-    if not groups:
-        return np.empty((0, embedder.dim), dtype=np.float32)
-    return np.concatenate(groups)
+@contextmanager
+def opened(
+    pdf: pymupdf.Document | None, path: Path, password: str | None
+) -> Iterator[pymupdf.Document]:
+    """Yields `pdf`, left open for its owner, or the file at `path` opened and closed here."""
+    if pdf is not None:
+        yield pdf
+        return
+    with open_pdf(path, password) as document:
+        yield document
 
 
 def store_document(
@@ -283,46 +250,54 @@ def store_document(
                 store_batch(session, document.id, batch)
             marks += batch.marks
             chunk_count += len(batch.chunks)
-        describe_contents(document, extracted, given_title=meta.title, chunk_count=chunk_count)
-        document.annotation_count = len(marks)
-        store_marks(session=session, document_id=document.id, marks=marks, source="pdf")
+        finish_document(
+            session,
+            document,
+            extracted,
+            given_title=meta.title,
+            chunk_count=chunk_count,
+            marks=marks,
+        )
     return document
 
 
-def new_document(
-    path: Path, meta: DocumentMeta, *, sha256: str, page_count: int, status: str
-) -> Document:
-    """Returns the document row for the file at `path`, its bytes attached, not yet added."""
-    document = Document(
-        sha256=sha256,
-        filename=meta.filename,
-        title=meta.title or Path(meta.filename).stem,
-        collection=meta.collection,
-        language=meta.language,
-        version=meta.version,
-        is_my_copy=meta.is_my_copy,
-        page_count=page_count,
-        chunk_count=0,
-        annotation_count=0,
-        byte_size=path.stat().st_size,
-        toc=[],
-        status=status,
-    )
-    document.file = DocumentFile(content=path.read_bytes())
-    return document
+def queue_ingestion(
+    path: Path, meta: DocumentMeta, *, page_count: int, runtime: Runtime
+) -> IngestResult | Queued:
+    """Stores the document as `processing` with its job and queues the job, in one transaction."""
+    sha256 = file_sha256(path)
+    with runtime.sessions.begin() as session:
+        existing = find_document(session, collection=meta.collection, sha256=sha256)
+        if existing is not None:
+            return known_upload(
+                session, existing.id, existing_result=IngestResult(existing, created=False)
+            )
+        document = new_document(
+            path, meta, sha256=sha256, page_count=page_count, status="processing"
+        )
+        session.add(document)
+        session.flush()
+        job = IngestJob(document_id=document.id, page_count=page_count)
+        session.add(job)
+        session.flush()
+        defer_ingestion(session, job.id)
+        return Queued(document_id=document.id, job_id=job.id)
 
 
-def describe_contents(
-    document: Document,
-    extracted: ExtractedDocument[PageLines],
-    *,
-    given_title: str | None,
-    chunk_count: int,
-) -> None:
-    """Sets what only reading the PDF tells: the outline, the title (the uploader's, else the
-    PDF's metadata title, else the file name), the chunk count."""
-    document.chunk_count = chunk_count
-    document.toc = [
-        {"level": entry.level, "title": entry.title, "page": entry.page} for entry in extracted.toc
-    ]
-    document.title = given_title or extracted.title or Path(document.filename).stem
+def known_upload(
+    session: Session, document_id: uuid.UUID, *, existing_result: IngestResult
+) -> IngestResult | Queued:
+    """Returns the job of a document still processing, else the stored document."""
+    job = session.scalars(
+        select(IngestJob).where(
+            IngestJob.document_id == document_id, IngestJob.status == "processing"
+        )
+    ).one_or_none()
+    return Queued(document_id=document_id, job_id=job.id) if job is not None else existing_result
+
+
+def get_job(session: Session, job_id: uuid.UUID) -> IngestJob:
+    job = session.get(IngestJob, job_id)
+    if job is None:
+        raise JobNotFound(f"no ingestion job with id {job_id}")
+    return job

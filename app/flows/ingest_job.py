@@ -23,13 +23,18 @@ from sqlalchemy.orm import Session, sessionmaker
 from app.core import metrics
 from app.core.errors import CitelockError
 from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines
-from app.db.annotations import store_marks
 from app.db.chunks import store_batch
 from app.db.models import Chunk, Document, DocumentFile, IngestJob, Page
-from app.flows.ingest import describe_contents, page_batches, read_pdf
-from app.flows.ingest_service import chunking_params, ingest_limits
+from app.flows.ingest_stages import (
+    chunking_params,
+    finish_document,
+    ingest_limits,
+    page_batches,
+    read_pdf,
+)
 from app.flows.runtime import Runtime
 from app.pdf.limits import Deadline, IngestLimits
+from app.pdf.reader import open_pdf
 from app.pdf.spill import BoxSpill, box_spill
 from app.pdf.uploads import spooled_upload
 
@@ -93,7 +98,7 @@ def run_ingest_job(
                 return "failed"
             clear_partial_document(session, document_id, job)
         try:
-            ingest_document(job_id, document_id, runtime=runtime, on_progress=on_progress)
+            ingest_queued_document(job_id, document_id, runtime=runtime, on_progress=on_progress)
         except CitelockError as error:
             return fail_job_by_id(sessions, job_id, f"{error.code}: {error.detail}")
         except IntegrityError:
@@ -141,7 +146,7 @@ def fail_job(session: Session, job: IngestJob, reason: str) -> None:
     logger.warning("ingest job %s failed: %s", job.id, reason)
 
 
-def ingest_document(
+def ingest_queued_document(
     job_id: uuid.UUID,
     document_id: uuid.UUID,
     *,
@@ -158,13 +163,13 @@ def ingest_document(
             sessions,
             document_id,
             uploads=runtime.settings.uploads_dir,
-            limits=ingest_limits(runtime),
+            limits=ingest_limits(runtime.settings),
             spill=spill,
         )
         for batch in page_batches(
             extracted,
             spill,
-            chunking=chunking_params(runtime),
+            chunking=chunking_params(runtime.settings, runtime.count_tokens),
             embedder=runtime.embedder,
             batch_pages=runtime.settings.ingest_batch_pages,
         ):
@@ -179,10 +184,14 @@ def ingest_document(
         assert document is not None and job is not None
         # The uploader's title, if any, is the one it was queued with; else the file's stem.
         given = document.title if document.title != Path(document.filename).stem else None
-        describe_contents(document, extracted, given_title=given, chunk_count=chunk_count)
-        # With the document made ready: its chunks are all stored for the marks to lie on.
-        store_marks(session=session, document_id=document_id, marks=marks, source="pdf")
-        document.annotation_count = len(marks)
+        finish_document(
+            session,
+            document,
+            extracted,
+            given_title=given,
+            chunk_count=chunk_count,
+            marks=marks,
+        )
         document.status = "ready"
         job.status = "ready"
     metrics.record_ingestion(pages=len(extracted.pages))
@@ -211,7 +220,8 @@ def read_stored_pdf(
     assert content is not None
     with spooled_upload(io.BytesIO(content), directory=uploads, max_bytes=len(content)) as path:
         deadline = Deadline(limits.timeout_seconds)
-        return read_pdf(path, None, limits=limits, deadline=deadline, spill=spill)
+        with open_pdf(path) as pdf:
+            return read_pdf(pdf, limits=limits, deadline=deadline, spill=spill)
 
 
 def store_progress(

@@ -79,7 +79,7 @@ def open_pdf(path: Path, password: str | None = None) -> pymupdf.Document:
 def count_pages(path: Path, password: str | None = None) -> int:
     """Returns the PDF's page count, or raises the upload error that explains why not."""
     with open_pdf(path, password) as doc:
-        return _page_count(doc)
+        return page_count(doc)
 
 
 def _open(head: bytes, source: Path | bytes, password: str | None) -> pymupdf.Document:
@@ -94,7 +94,7 @@ def _open(head: bytes, source: Path | bytes, password: str | None) -> pymupdf.Do
         raise CorruptPdf(f"the PDF cannot be read: {exc}") from exc
     try:
         _unlock(doc, password)
-        if _page_count(doc) == 0:
+        if page_count(doc) == 0:
             raise NoPages("the PDF has no pages")
     except Exception:
         doc.close()  # type: ignore[no-untyped-call]
@@ -117,7 +117,7 @@ def _unlock(doc: pymupdf.Document, password: str | None) -> None:
         raise EncryptedPdf("the PDF is encrypted and the password given is wrong")
 
 
-def _page_count(doc: pymupdf.Document) -> int:
+def page_count(doc: pymupdf.Document) -> int:
     try:
         return int(doc.page_count)
     except _MUPDF_ERRORS as exc:
@@ -145,7 +145,7 @@ def extract_document_as(
     page, and IngestTimeout when `deadline` passes between two pages.
     """
     if max_pages is not None:
-        check_page_count(_page_count(doc), max_pages)
+        check_page_count(page_count(doc), max_pages)
     try:
         pages = _extract_pages(doc, keep, deadline)
     except _MUPDF_ERRORS as exc:

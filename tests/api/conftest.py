@@ -9,8 +9,7 @@ import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.flows.ingest import DocumentMeta
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime
 from app.main import create_app
 from tests.generated_pdfs import text_pdf

@@ -11,8 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.core.errors import CitelockError
 from app.db.annotations import verify_annotations
-from app.flows.ingest import DocumentMeta
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime
 from tests.api.test_documents import upload
 from tests.shared_corpus import corpus_path

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 import pytest
 
 from app.core.errors import CitelockError
-from app.flows.ingest import DocumentMeta, IngestResult
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import DocumentMeta, IngestResult, ingest_file
 from app.flows.runtime import Runtime
 from tests.shared_corpus import SHARED_CORPUS
 

@@ -27,8 +27,7 @@ from app.core.records import PAGE_BREAK
 from app.db.documents import delete_document
 from app.db.models import Page
 from app.embedding.backends import FloatArray
-from app.flows.ingest import DocumentMeta
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.query import answer_query
 from app.flows.runtime import Runtime
 from app.retrieval.selection import normalize

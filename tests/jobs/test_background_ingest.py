@@ -10,12 +10,12 @@ import pymupdf
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
-from app.flows.ingest import page_batches, read_pdf
 from app.flows.ingest_job import run_ingest_job, store_progress
-from app.flows.ingest_service import chunking_params, ingest_limits
+from app.flows.ingest_stages import chunking_params, ingest_limits, page_batches, read_pdf
 from app.flows.runtime import Runtime
 from app.flows.worker import in_process_worker
 from app.pdf.limits import Deadline
+from app.pdf.reader import open_pdf
 from app.pdf.spill import box_spill
 from tests.api.conftest import client_for
 from tests.jobs.conftest import long_pdf
@@ -138,15 +138,15 @@ def test_a_rerun_after_an_interrupted_run_stores_each_chunk_once(
     # What a worker killed after its batches, before it made the document ready, leaves.
     path = jobs_runtime.settings.citelock_data_dir / "ten.pdf"
     path.write_bytes(pdf)
-    limits = ingest_limits(jobs_runtime)
-    with box_spill(jobs_runtime.settings.uploads_dir) as spill:
+    limits = ingest_limits(jobs_runtime.settings)
+    with box_spill(jobs_runtime.settings.uploads_dir) as spill, open_pdf(path) as opened:
         extracted = read_pdf(
-            path, None, limits=limits, deadline=Deadline(limits.timeout_seconds), spill=spill
+            opened, limits=limits, deadline=Deadline(limits.timeout_seconds), spill=spill
         )
         batches = page_batches(
             extracted,
             spill,
-            chunking=chunking_params(jobs_runtime),
+            chunking=chunking_params(jobs_runtime.settings, jobs_runtime.count_tokens),
             embedder=jobs_runtime.embedder,
             batch_pages=jobs_runtime.settings.ingest_batch_pages,
         )

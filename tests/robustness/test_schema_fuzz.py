@@ -14,8 +14,7 @@ from hypothesis import HealthCheck, settings
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
 from app.core.config import Settings
-from app.flows.ingest import DocumentMeta
-from app.flows.ingest_service import ingest_file
+from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime
 from app.main import create_app
 from tests.api.conftest import make_pdf

@@ -14,7 +14,7 @@ from app.chunking.chunker import chunk_pages
 from app.chunking.flags import flag_chunks
 from app.chunking.furniture import find_furniture
 from app.chunking.references import REFERENCES, reference_sections
-from app.flows.ingest import ChunkingParams, page_batches, read_pdf
+from app.flows.ingest_stages import ChunkingParams, page_batches, read_pdf
 from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import extract_document, open_pdf
@@ -73,10 +73,8 @@ def test_batches_store_the_chunks_and_marks_of_the_whole_document(
 ) -> None:
     with open_pdf(pdf_path) as pdf:
         whole = extract_document(pdf)
-    with box_spill(pdf_path.parent) as spill:
-        extracted = read_pdf(
-            pdf_path, None, limits=IngestLimits(100, 60), deadline=Deadline(60), spill=spill
-        )
+    with box_spill(pdf_path.parent) as spill, open_pdf(pdf_path) as pdf:
+        extracted = read_pdf(pdf, limits=IngestLimits(100, 60), deadline=Deadline(60), spill=spill)
         batches = list(
             page_batches(
                 extracted,

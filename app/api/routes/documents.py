@@ -20,9 +20,8 @@ from app.contract.schemas import (
     UserText,
 )
 from app.db import documents
-from app.flows.ingest import DocumentMeta
+from app.flows.ingest import DocumentMeta, Queued, ingest_upload
 from app.flows.responses import annotated_pdf
-from app.flows.upload import Queued, accept_upload
 from app.pdf.reader import render_page_png
 from app.pdf.uploads import display_filename
 
@@ -45,7 +44,7 @@ def upload_document(
     response: Response,
 ) -> DocumentOut | DocumentQueued:
     meta = DocumentMeta(filename=display_filename(file.filename), **form.model_dump())
-    result = accept_upload(file.file, meta, runtime=runtime)
+    result = ingest_upload(file.file, meta, runtime=runtime)
     if isinstance(result, Queued):
         response.status_code = status.HTTP_202_ACCEPTED
         return DocumentQueued(id=result.document_id, job_url=job_url(result.job_id))

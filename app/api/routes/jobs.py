@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from app.api.deps import SessionDep
 from app.contract.jobs import JobOut
-from app.flows.upload import get_job
+from app.flows.ingest import get_job
 
 router = APIRouter(prefix="/jobs", tags=["jobs"])
 

@@ -1,0 +1,241 @@
+"""The stages every ingestion runs, at once or in the background: reading the PDF, its page
+batches chunked and embedded, the document row, and the last commit step.
+
+The PDF is read whole first, keeping only each page's text and lines (`PageLines`): page
+furniture and reference sections are found over all pages. Its character boxes wait in a
+`BoxSpill` and come back a batch of pages at a time to be chunked, embedded and stored, so
+memory holds one batch's boxes, chunks and vectors however long the document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pymupdf
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from app.chunking.chunker import CountTokens, DocumentChunker
+from app.chunking.flags import flag_chunks
+from app.chunking.furniture import find_furniture
+from app.chunking.references import reference_sections
+from app.core.config import Settings
+from app.core.geometry import chunk_rects
+from app.core.records import ChunkDraft, ExtractedDocument, Mark, PageBatch, PageLines, PlacedChunk
+from app.db.annotations import store_marks
+from app.db.models import Document, DocumentFile
+from app.embedding.embedder import Embedder, embed_texts
+from app.pdf.annotations import locate_marks
+from app.pdf.limits import Deadline, IngestLimits
+from app.pdf.reader import check_text_layer, extract_document_as
+from app.pdf.spill import BoxSpill
+
+READ_BLOCK = 1 << 20
+EMBED_GROUP = 512
+"""Chunks embedded together, between two deadline checks: a few seconds of work on one core."""
+
+
+@dataclass(frozen=True)
+class DocumentMeta:
+    """What the uploader says about the file, beside its bytes."""
+
+    filename: str
+    collection: str = "default"
+    title: str | None = None
+    language: str = "en"
+    version: str = "1.0"
+    is_my_copy: bool = False
+    password: str | None = None
+
+
+@dataclass(frozen=True)
+class ChunkingParams:
+    max_tokens: int
+    overlap_tokens: int
+    count_tokens: CountTokens
+
+
+@dataclass
+class StageTimings:
+    """Seconds spent in each stage of one ingestion."""
+
+    extract: float = 0.0
+    chunk: float = 0.0
+    embed: float = 0.0
+    store: float = 0.0
+
+    @contextmanager
+    def measure(self, stage: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            setattr(self, stage, getattr(self, stage) + time.perf_counter() - started)
+
+
+def chunking_params(settings: Settings, count_tokens: CountTokens) -> ChunkingParams:
+    return ChunkingParams(
+        max_tokens=settings.chunk_max_tokens,
+        overlap_tokens=settings.chunk_overlap_tokens,
+        count_tokens=count_tokens,
+    )
+
+
+def ingest_limits(settings: Settings) -> IngestLimits:
+    return IngestLimits(
+        max_pages=settings.max_pages, timeout_seconds=settings.ingest_timeout_seconds
+    )
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as stream:
+        while block := stream.read(READ_BLOCK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def find_document(session: Session, *, collection: str, sha256: str) -> Document | None:
+    return session.scalars(
+        select(Document).where(Document.collection == collection, Document.sha256 == sha256)
+    ).one_or_none()
+
+
+def read_pdf(
+    pdf: pymupdf.Document,
+    *,
+    limits: IngestLimits,
+    deadline: Deadline,
+    spill: BoxSpill,
+) -> ExtractedDocument[PageLines]:
+    """Returns the opened document's pages as lines, their character boxes left in `spill`,
+    and its outline; raises the upload errors for unusable files.
+
+    A PDF without a text layer is refused unless it carries the reader's annotations: those
+    are the reader's own work, kept and listed, though no passage of it can be retrieved.
+    """
+    extracted = extract_document_as(pdf, spill.keep, max_pages=limits.max_pages, deadline=deadline)
+    if not extracted.annotations:
+        check_text_layer(extracted.pages)
+    return extracted
+
+
+def page_batches(
+    extracted: ExtractedDocument[PageLines],
+    spill: BoxSpill,
+    *,
+    chunking: ChunkingParams,
+    embedder: Embedder,
+    batch_pages: int,
+    deadline: Deadline | None = None,
+    timings: StageTimings | None = None,
+) -> Iterator[PageBatch]:
+    """Yields the document `batch_pages` pages at a time, in order, so that only one batch's
+    character boxes are held at a time.
+
+    Chunks are embedded EMBED_GROUP at a time across batches, each stored with the batch in
+    which its group is embedded. The deadline, if any, is checked before each batch and
+    between embedding groups.
+    """
+    timings = timings or StageTimings()
+    with timings.measure("chunk"):
+        # Reference sections bound chunks like furniture does, so that leaving them out at
+        # query time never drops the body text a chunk would otherwise have shared with them.
+        references = reference_sections(extracted.pages, extracted.toc)
+        chunker = DocumentChunker(
+            extracted.toc,
+            max_tokens=chunking.max_tokens,
+            overlap_tokens=chunking.overlap_tokens,
+            count_tokens=chunking.count_tokens,
+            furniture=find_furniture(extracted.pages),
+            regions=references,
+        )
+    page_count = len(extracted.pages)
+    unembedded: list[PlacedChunk] = []
+    for first in range(1, page_count + 1, batch_pages):
+        last = min(first + batch_pages - 1, page_count)
+        if deadline is not None:
+            deadline.check(f"chunking pages {first} to {last}")
+        with timings.measure("extract"):
+            window = spill.window(extracted.pages, first=first, last=last)
+        with timings.measure("chunk"):
+            drafts = flag_chunks(chunker.chunk(window), references=references)
+            pages = {page.number: page for page in window.pages}
+            unembedded += [PlacedChunk(draft, chunk_rects(draft, pages)) for draft in drafts]
+        # Whole groups of EMBED_GROUP chunks are embedded and the rest waits for the next
+        # batch: embedding sorts a group by length, and one batch's fewer chunks came out
+        # padded more, some 5% slower on documents of several batches.
+        ready = len(unembedded) - (len(unembedded) % EMBED_GROUP if last < page_count else 0)
+        chunks, unembedded = unembedded[:ready], unembedded[ready:]
+        with timings.measure("embed"):
+            vectors = embed_drafts(embedder, [chunk.draft for chunk in chunks], deadline)
+        marks = locate_marks(extracted.annotations, window.own_pages)
+        yield PageBatch(first, last, window.own_pages, chunks, vectors, marks)
+
+
+def embed_drafts(
+    embedder: Embedder, drafts: list[ChunkDraft], deadline: Deadline | None
+) -> npt.NDArray[np.float32]:
+    """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline, if any,
+    checked before each group."""
+    texts = [draft.content for draft in drafts]
+    groups = []
+    for start in range(0, len(texts), EMBED_GROUP):
+        if deadline is not None:
+            deadline.check(f"embedding chunk {start + 1} of {len(texts)}")
+        groups.append(embed_texts(embedder, texts[start : start + EMBED_GROUP]))
+    if not groups:
+        return np.empty((0, embedder.dim), dtype=np.float32)
+    return np.concatenate(groups)
+
+
+def new_document(
+    path: Path, meta: DocumentMeta, *, sha256: str, page_count: int, status: str
+) -> Document:
+    """Returns the document row for the file at `path`, its bytes attached, not yet added."""
+    document = Document(
+        sha256=sha256,
+        filename=meta.filename,
+        title=meta.title or Path(meta.filename).stem,
+        collection=meta.collection,
+        language=meta.language,
+        version=meta.version,
+        is_my_copy=meta.is_my_copy,
+        page_count=page_count,
+        chunk_count=0,
+        annotation_count=0,
+        byte_size=path.stat().st_size,
+        toc=[],
+        status=status,
+    )
+    document.file = DocumentFile(content=path.read_bytes())
+    return document
+
+
+def finish_document(
+    session: Session,
+    document: Document,
+    extracted: ExtractedDocument[PageLines],
+    *,
+    given_title: str | None,
+    chunk_count: int,
+    marks: list[Mark],
+) -> None:
+    """The last step of every ingestion, in its last transaction: what only reading the PDF
+    tells (the outline, the title: the uploader's, else the PDF's metadata title, else the
+    file name; the chunk count), and the reader's marks, linked to the chunks they lie on (all
+    stored by now)."""
+    document.chunk_count = chunk_count
+    document.toc = [
+        {"level": entry.level, "title": entry.title, "page": entry.page} for entry in extracted.toc
+    ]
+    document.title = given_title or extracted.title or Path(document.filename).stem
+    document.annotation_count = len(marks)
+    store_marks(session=session, document_id=document.id, marks=marks, source="pdf")
