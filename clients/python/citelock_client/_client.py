@@ -37,6 +37,8 @@ from citelock_client._models import (
 )
 from citelock_client._operations import Call, Id
 
+__all__ = ["Client"]
+
 T = TypeVar("T")
 
 
@@ -77,6 +79,8 @@ class Client(BaseClient):
         self.close()
 
     def _send(self, call: Call[T]) -> T:
+        """Returns the call's answer, sending it again after a 503 or a failed connection for
+        as long as the retry policy allows."""
         attempt = 0
         while True:
             answer: httpx.Response | TransportError
