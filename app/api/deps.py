@@ -26,4 +26,6 @@ def get_session(runtime: RuntimeDep) -> Iterator[Session]:
         yield session
 
 
-SessionDep = Annotated[Session, Depends(get_session)]
+SessionDep = Annotated[Session, Depends(get_session, scope="function")]
+"""Committed before the response is sent (FastAPI's default scope would commit after it): a
+client that reads right after a 2xx sees its write, and a failed commit is its error."""

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
+import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -16,7 +17,7 @@ from starlette.routing import Match
 
 from app.api.middleware.request_id import current_request_id
 from app.core import metrics
-from app.core.errors import CitelockError
+from app.core.errors import CitelockError, DatabaseUnavailable
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +124,12 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
+async def handle_database_down(request: Request, exc: Exception) -> JSONResponse:
+    # The pool could not reach PostgreSQL (stopped, restarting, failing over): a 503 tells a
+    # client that the same request may succeed in a moment, which a 500 would not.
+    return await handle_citelock_error(request, DatabaseUnavailable("the database does not answer"))
+
+
 async def handle_unexpected(_request: Request, exc: Exception) -> JSONResponse:
     logger.exception("unhandled error", exc_info=exc)
     return problem(500, "internal_error", "The server could not complete the request.")
@@ -132,4 +139,5 @@ def register_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(CitelockError, handle_citelock_error)
     app.add_exception_handler(RequestValidationError, handle_validation_error)
     app.add_exception_handler(StarletteHTTPException, handle_http_exception)
+    app.add_exception_handler(sqlalchemy.exc.OperationalError, handle_database_down)
     app.add_exception_handler(Exception, handle_unexpected)
