@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app.core.records import PAGE_BREAK, ChunkDraft, PageText
+from app.core.chunks import ChunkDraft
+from app.core.records import PAGE_BREAK, PageText
 
 
 def assert_chunk_invariants(

@@ -11,9 +11,10 @@ import numpy as np
 import pytest
 
 from app.chunking.chunker import chunk_pages
+from app.core.chunks import ChunkDraft
 from app.core.errors import CitelockError, CorruptPdf, EmptyFile, EncryptedPdf, NoPages, NoTextLayer
 from app.core.geometry import line_rects, page_lines
-from app.core.records import NO_LINE, ChunkDraft, ExtractedDocument, PageText
+from app.core.records import NO_LINE, ExtractedDocument, PageText
 from app.pdf.reader import check_text_layer, extract_document, extract_document_as, open_pdf
 from tests.chunk_invariants import assert_chunk_invariants
 from tests.shared_corpus import corpus_path

@@ -13,15 +13,9 @@ from app.chunking.chunker import chunk_pages
 from app.chunking.flags import OCR_NOISE, flag_chunks
 from app.chunking.furniture import FURNITURE, find_furniture
 from app.chunking.references import REFERENCES, reference_sections
+from app.core.chunks import ChunkDraft
 from app.core.geometry import page_lines
-from app.core.records import (
-    NO_LINE,
-    PAGE_BREAK,
-    ChunkDraft,
-    ExtractedDocument,
-    PageLines,
-    PageText,
-)
+from app.core.records import NO_LINE, PAGE_BREAK, ExtractedDocument, PageLines, PageText
 from app.pdf.reader import extract_document, open_pdf
 from tests.shared_corpus import corpus_path
 

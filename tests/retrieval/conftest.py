@@ -20,10 +20,11 @@ import sqlalchemy as sa
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
+from app.core.chunks import Candidate
 from app.db.models import Chunk, Document
 from app.flows.runtime import Runtime
 from app.retrieval.filters import SearchFilters
-from app.retrieval.search import Candidate, SearchMode, search_chunks
+from app.retrieval.search import SearchMode, search_chunks
 
 DIM = 384
 CHUNKS_PER_DOCUMENT = 600
