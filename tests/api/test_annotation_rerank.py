@@ -17,12 +17,8 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
-from tests.shared_corpus import corpus_path
-
-HIGHLIGHTED_PASSAGE_QUERY = "compiling dynamically typed languages"
-"""Found by experiment: without annotations a highlighted chunk of page 1 ranks 4th, just
-outside the top 3; with them it rises into the top 3."""
+from tests.helpers.clients import HIGHLIGHTED_PASSAGE_QUERY, client_for
+from tests.helpers.corpus import corpus_path
 
 QUERIES = [
     HIGHLIGHTED_PASSAGE_QUERY,

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.conftest import HEADINGS, PARAGRAPHS
-from tests.api.test_documents import upload
+from tests.helpers.clients import upload
+from tests.helpers.pdfs import HEADINGS, PARAGRAPHS
 
 QUERY = "how does a tracing compiler speed up hot loops"
 SELECTED = "A tracing compiler turns those recorded loops into fast native code"

@@ -23,7 +23,7 @@ import uvicorn
 from app.api.viewer import PAGE_SCALE
 from app.flows.runtime import Runtime
 from app.main import create_app
-from tests.shared_corpus import corpus_path
+from tests.helpers.corpus import corpus_path
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(

@@ -26,8 +26,7 @@ from app.core.records import NO_LINE, PageText
 from app.db.models import Page
 from app.flows.query import answer_query
 from app.flows.responses import annotated_pdf
-from tests.corpus.conftest import IngestedCorpus
-from tests.shared_corpus import SHARED_CORPUS
+from tests.helpers.corpus import SHARED_CORPUS, IngestedCorpus
 
 pytestmark = pytest.mark.corpus
 

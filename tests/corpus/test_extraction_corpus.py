@@ -15,8 +15,8 @@ from app.core.errors import CitelockError, CorruptPdf, EmptyFile, EncryptedPdf, 
 from app.core.geometry import line_rects, page_lines
 from app.core.records import NO_LINE, ChunkDraft, ExtractedDocument, PageText
 from app.pdf.reader import check_text_layer, extract_document, extract_document_as, open_pdf
-from tests.chunk_invariants import assert_chunk_invariants
-from tests.shared_corpus import corpus_path
+from tests.helpers.chunks import assert_chunk_invariants
+from tests.helpers.corpus import corpus_path
 
 pytestmark = pytest.mark.corpus
 

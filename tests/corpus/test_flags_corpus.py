@@ -23,7 +23,7 @@ from app.core.records import (
     PageText,
 )
 from app.pdf.reader import extract_document, open_pdf
-from tests.shared_corpus import corpus_path
+from tests.helpers.corpus import corpus_path
 
 pytestmark = pytest.mark.corpus
 

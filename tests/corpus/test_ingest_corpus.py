@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import sqlalchemy as sa
 
-from tests.corpus.conftest import SCANS, IngestedCorpus
+from tests.helpers.corpus import SCANS, IngestedCorpus
 
 
 def test_text_pdfs_ingest_and_scans_are_refused(ingested_docs: IngestedCorpus) -> None:

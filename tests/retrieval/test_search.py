@@ -20,7 +20,7 @@ from app.db import connections
 from app.retrieval import search
 from app.retrieval.filters import SearchFilters
 from app.retrieval.search import Candidate, SearchMode, search_chunks
-from tests.retrieval.conftest import (
+from tests.helpers.search_corpus import (
     RARE_CHUNK,
     RARE_WORD,
     Corpus,

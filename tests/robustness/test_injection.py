@@ -14,9 +14,8 @@ from typer.testing import CliRunner
 
 from app.cli import commands as cli
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
-from tests.api.test_documents import upload
-from tests.robustness.problems import assert_problem_or_success
+from tests.helpers.clients import client_for, upload
+from tests.helpers.problems import assert_problem_or_success
 
 STORED_TABLES = ("documents", "document_files", "pages", "chunks", "annotations")
 

@@ -10,7 +10,7 @@ import pytest
 
 from app.chunking.chunker import CountTokens, chunk_pages, split_sentences
 from app.core.records import NO_LINE, PageText, TocEntry
-from tests.chunk_invariants import assert_chunk_invariants
+from tests.helpers.chunks import assert_chunk_invariants
 
 
 def count_words(texts: list[str]) -> list[int]:
