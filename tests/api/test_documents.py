@@ -118,6 +118,7 @@ def test_stored_page_geometry_matches_text(
             sa.text("SELECT text, char_boxes, line_ids FROM pages WHERE document_id = :id"),
             {"id": document["id"]},
         ).all()
+    assert len(rows) == 2  # the sample's pages
     for text, boxes, line_ids in rows:
         assert np.frombuffer(boxes, dtype=np.float32).reshape(-1, 4).shape[0] == len(text)
         assert np.frombuffer(line_ids, dtype=np.int32).shape[0] == len(text)

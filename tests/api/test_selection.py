@@ -69,6 +69,7 @@ def test_selection_answers_from_its_page_only(
     assert cited_pages(body) == {page}
     assert {chunk["document_id"] for chunk in body["chunks"]} == {document_id}
     assert len(body["chunks"]) <= 3
+    assert body["highlighted_sources"]
     assert all(item["rects"] for item in body["highlighted_sources"])
 
 

@@ -151,6 +151,7 @@ def test_annotated_pdf_highlights_hold_the_cited_lines(
         ]
         # One annotation per item, pages in order; items on one page keep their order.
         expected = sorted(lines, key=lambda key: key[0])
+        assert highlights
         assert [page for page, _ in highlights] == [page for page, _ in expected]
         for (number, vertices), key in zip(highlights, expected, strict=True):
             page = annotated[number - 1]

@@ -147,6 +147,7 @@ def test_running_heads_and_page_numbers_stay_out_of_answer_chunks(
         edge = drawn & ((page.char_boxes[:, 3] <= head) | (page.char_boxes[:, 1] >= foot))
         assert covered[number][edge].all(), (number, page.text[np.flatnonzero(edge)[0] :][:60])
     furniture = find_furniture(lines_of(doc))
+    assert body(chunks)
     for chunk in body(chunks):
         for number in range(chunk.page_start, chunk.page_end + 1):
             start = chunk.page_span_start if number == chunk.page_start else 0

@@ -301,6 +301,7 @@ def test_selection_answer_is_unchanged_by_ten_more_documents(
             ]
 
     before = responses()
+    assert before
     assert all(body["query_type"] == "selected_text" and body["chunks"] for body in before)
     added: list[uuid.UUID] = []
     try:

@@ -12,6 +12,7 @@ from app.core.records import PAGE_BREAK, ChunkDraft, PageText
 def assert_chunk_invariants(
     chunks: list[ChunkDraft], pages: list[PageText], max_tokens: int
 ) -> None:
+    assert chunks, "no chunks to check"
     document = PAGE_BREAK.join(page.text for page in pages)
     by_number = {page.number: page for page in pages}
     for ordinal, chunk in enumerate(chunks):

@@ -44,6 +44,7 @@ def test_answer_quotes_and_cites() -> None:
         "Trace trees record hot loops in a dynamic language. [1] "
         "A tracing compiler turns the recorded loops into fast native code. [1]"
     )
+    assert len(answer.claims) == 2
     for claim in answer.claims:
         exact = claim.chunk.content[claim.start : claim.end]
         assert claim.text == exact.replace("\n", " ")
