@@ -11,7 +11,7 @@ import pytest
 from app.flows.ingest import IngestResult
 from app.flows.runtime import Runtime
 
-SHARED_CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+SHARED_CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 
 def corpus_path(*parts: str) -> Path:
