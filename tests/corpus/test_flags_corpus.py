@@ -17,7 +17,7 @@ from app.core.chunks import ChunkDraft
 from app.core.geometry import page_lines
 from app.core.records import NO_LINE, PAGE_BREAK, ExtractedDocument, PageLines, PageText
 from app.pdf.reader import extract_document, open_pdf
-from tests.shared_corpus import corpus_path
+from tests.helpers.corpus import corpus_path
 
 pytestmark = pytest.mark.corpus
 
@@ -141,6 +141,7 @@ def test_running_heads_and_page_numbers_stay_out_of_answer_chunks(
         edge = drawn & ((page.char_boxes[:, 3] <= head) | (page.char_boxes[:, 1] >= foot))
         assert covered[number][edge].all(), (number, page.text[np.flatnonzero(edge)[0] :][:60])
     furniture = find_furniture(lines_of(doc))
+    assert body(chunks)
     for chunk in body(chunks):
         for number in range(chunk.page_start, chunk.page_end + 1):
             start = chunk.page_span_start if number == chunk.page_start else 0

@@ -22,7 +22,7 @@ from app.retrieval import search
 from app.retrieval.filters import SearchFilters
 from app.retrieval.pipeline import ranking_key
 from app.retrieval.search import SearchMode, search_chunks
-from tests.retrieval.conftest import (
+from tests.helpers.search_corpus import (
     RARE_CHUNK,
     RARE_WORD,
     Corpus,

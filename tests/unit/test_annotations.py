@@ -19,7 +19,7 @@ from app.pdf.annotations import (
     marked_runs,
 )
 from app.retrieval.rerank import AnnotationSignal, rerank
-from tests.unit.test_geometry import page_of
+from tests.helpers.pages import page_of
 
 PAGE = page_of(["first line of text", "second line", "third line here"])
 """Lines at y 100-110, 120-130, 140-150; character k of a line spans x 72+5k to 77+5k."""
