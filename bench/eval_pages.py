@@ -64,8 +64,8 @@ from bench.evalkit import (
     write_results,
 )
 from bench.peer import WARM_UP_TEXTS, ModelEmbeddings
-from bench.query import timed
-from bench.report import machine_summary, write_section
+from bench.kit import timed
+from bench.kit import machine_summary, write_section
 
 TITLE = "Page hit@k beside the peer"
 TOP_K = 10
