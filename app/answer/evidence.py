@@ -12,12 +12,13 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import product
 
 import numpy as np
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from app.answer.synthesis import Claim
+from app.answer.claims import Claim
 from app.core.geometry import Segment, chunk_segments, line_rects, union_rect
 from app.core.records import PageText, Rect
 
@@ -56,6 +57,8 @@ class Evidence:
     rects: list[Rect]
     bbox: Rect | None
     confidence: float
+    citation: int
+    """The marker `[n]` of the claim this evidence supports."""
 
 
 @dataclass(frozen=True)
@@ -72,12 +75,12 @@ class ClaimSpan:
 
 
 def claim_spans(claims: Sequence[Claim]) -> list[ClaimSpan]:
-    """Returns each claim's part on each page it lies on, trimmed of whitespace, in order."""
+    """Returns each claim's parts on each page they lie on, trimmed of whitespace, in order."""
     spans: list[ClaimSpan] = []
     for claim in claims:
-        for segment in chunk_segments(claim.chunk):
-            start = max(claim.start, segment.start) - segment.start
-            end = min(claim.end, segment.end) - segment.start
+        for (part_start, part_end), segment in product(claim.parts, chunk_segments(claim.chunk)):
+            start = max(part_start, segment.start) - segment.start
+            end = min(part_end, segment.end) - segment.start
             snippet = claim.chunk.content[segment.start : segment.end]
             # The part of a sentence on one side of a page break may end or start in whitespace.
             while start < end and snippet[start].isspace():
@@ -92,7 +95,8 @@ def claim_spans(claims: Sequence[Claim]) -> list[ClaimSpan]:
 def collect_evidence(session: Session, claims: Sequence[Claim]) -> list[Evidence]:
     """Returns one Evidence per claim and page it lies on, in the order of the claims.
 
-    A claim across a page break gives one item per page. A claim whose page is missing, or
+    A claim across a page break gives one item per page, a claim of several parts (a table
+    row and its headers) one per part. A claim whose page is missing, or
     whose chunk no longer matches the stored page text (re-ingested meanwhile), gives none:
     evidence is shown only where it is exact.
     """
@@ -149,6 +153,7 @@ def _evidence(span: ClaimSpan, page_text: str, boxes: bytes, line_ids: bytes) ->
         rects=rects,
         bbox=union_rect(rects),
         confidence=claim.confidence,
+        citation=claim.source,
     )
 
 

@@ -4,12 +4,13 @@ The model (any OpenAI-compatible `POST /v1/chat/completions`) sees the context c
 numbered [1]..[n] and is asked to end every sentence with the number of the chunk it rests
 on. Its reply is then held to that: a sentence is kept only when it ends with a marker [k]
 for a chunk it was given, and when that chunk has a sentence supporting it, one that holds at
-least SUPPORT_FLOOR of the claim's terms (synthesis.terms). The answer keeps the model's
-words; the claim's evidence is the supporting sentence, so a paraphrase is highlighted at the
-sentence it paraphrases and a claim no sentence supports is dropped. Markers are renumbered to
-the answer's sources, which come from the chunks' stored page provenance, as in extractive
-answers. A reply with no sentence left, like a model that cannot be reached, is a failure
-(ChatFailed): the caller falls back to the extractive answer.
+least SUPPORT_FLOOR of the claim's terms (claims.terms). Of those, the one that supports it
+best (similarity under the embedding model plus the share of the claim's terms it holds) is
+the claim's evidence, so a paraphrase is highlighted at the sentence it paraphrases, not at
+its neighbour that shares its words; a claim no sentence supports is dropped. Markers are
+renumbered to the answer's sources, which come from the chunks' stored page provenance, as in
+extractive answers. A reply with no sentence left, like a model that cannot be reached, is a
+failure (ChatFailed): the caller falls back to the extractive answer.
 """
 
 from __future__ import annotations
@@ -20,17 +21,12 @@ from dataclasses import dataclass
 
 import httpx
 
-from app.answer.synthesis import (
-    Answer,
-    Quote,
-    chunk_sentences,
-    cite,
-    source_label,
-    terms,
-)
+from app.answer.claims import Answer, Quote, cite, similarity, source_label, terms
+from app.answer.units import chunk_sentences
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.sentences import split_sentences
+from app.embedding import Embedder, embed_texts
 
 SUPPORT_FLOOR = 0.5
 """A claim stands when one sentence of its chunk holds at least this share of its terms."""
@@ -112,34 +108,45 @@ def cited_sentences(reply: str) -> list[tuple[str, list[int]]]:
     return found
 
 
-def supporting_sentence(claim: str, chunk: Candidate) -> tuple[int, int, float] | None:
+def supporting_sentence(
+    claim: str, chunk: Candidate, embedder: Embedder
+) -> tuple[int, int, float] | None:
     """Returns the span of the chunk's sentence that best supports `claim`, and its support.
 
     Support is the share of the claim's terms the sentence holds; a sentence the claim quotes
-    word for word wins outright, ties go to the earlier sentence. None below SUPPORT_FLOOR.
+    word for word wins outright. Of the sentences with at least SUPPORT_FLOOR, the best is the
+    one whose similarity to the claim plus support is highest, ties to the earlier one. None
+    when no sentence reaches the floor.
     """
     claim_terms = terms(claim)
     if not claim_terms:
         return None
     wording = " ".join(claim.split())
-    best: tuple[int, int, float] | None = None
+    supported: list[tuple[int, int, float]] = []
     for start, end in chunk_sentences(chunk.content, page_break_at(chunk)):
         sentence = chunk.content[start:end]
         if " ".join(sentence.split()) == wording:
             return start, end, 1.0
         support = len(claim_terms & terms(sentence)) / len(claim_terms)
-        if best is None or support > best[2]:
-            best = (start, end, support)
-    return best if best is not None and best[2] >= SUPPORT_FLOOR else None
+        if support >= SUPPORT_FLOOR:
+            supported.append((start, end, support))
+    if len(supported) < 2:
+        return supported[0] if supported else None
+    vectors = embed_texts(embedder, [claim, *(chunk.content[a:b] for a, b, _ in supported)])
+    closeness = (vectors[1:] @ vectors[0]).tolist()
+    best = max(range(len(supported)), key=lambda i: (closeness[i] + supported[i][2], -i))
+    return supported[best]
 
 
-def synthesize_with_model(query: str, context: Sequence[Candidate], chat: ChatModel) -> Answer:
+def synthesize_with_model(
+    query: str, context: Sequence[Candidate], chat: ChatModel, embedder: Embedder
+) -> Answer:
     """Returns the model's answer to `query` over `context`, every claim supported and cited.
 
     Raises ChatFailed when the model cannot be asked or no sentence of its reply stands.
     """
     if not context:
-        return cite([], set())
+        return cite([])
     reply = request_reply(chat, chat_messages(query, context))
     quotes: list[Quote] = []
     for sentence, numbers in cited_sentences(reply):
@@ -147,11 +154,12 @@ def synthesize_with_model(query: str, context: Sequence[Candidate], chat: ChatMo
             (found, context[number - 1])
             for number in numbers
             if 1 <= number <= len(context)
-            and (found := supporting_sentence(sentence, context[number - 1])) is not None
+            and (found := supporting_sentence(sentence, context[number - 1], embedder)) is not None
         ]
         if supported:
-            (start, end, _), chunk = max(supported, key=lambda pair: pair[0][2])
-            quotes.append(Quote(chunk, start, end, sentence))
+            (start, end, support), chunk = max(supported, key=lambda pair: pair[0][2])
+            confidence = similarity(chunk) * (1 + support) / 2
+            quotes.append(Quote(chunk, ((start, end),), sentence, confidence))
     if not quotes:
         raise ChatFailed("no sentence of the model's reply cites a given chunk that supports it")
-    return cite(quotes, terms(query))
+    return cite(quotes)

@@ -1,299 +1,153 @@
-"""Citation-locked extractive answers: sentences quoted from the context, each with its source.
+"""Citation-locked extractive answers: claims quoted from the context, ranked by worth.
 
-No language model: the answer is made of sentences taken verbatim from the context chunks,
-chosen by a deterministic score, each followed by a marker `[n]` that points at `sources[n-1]`
-("tracemonkey.pdf, p. 3" or "tracemonkey.pdf, pp. 3-4"), the pages the quoted sentence lies on.
+No language model: the answer is made of claim units (app/answer/units.py: sentences, lead-ins
+with their items, table rows with their headers) taken from the context chunks, each followed by
+a marker `[n]` for the pages it lies on (app/answer/claims.py). Every unit of the context is
+scored by its similarity to the question (the embedding model that ranked the chunks, all
+units and the question in one batch), the share of the question's terms it holds, and whether
+it holds the kind of answer asked for (a count, an amount, a date, a version:
+app/answer/kinds.py). The best units are the answer, best first.
 
-A claim in the answer is its sentence with newlines replaced by spaces, nothing else changed,
-so it has the same length as the exact text it quotes: `Claim.start`/`Claim.end` point at that
-text in the chunk's content, and evidence (app/answer/evidence.py) maps them onto the page.
-Answers written by a model (app/answer/llm.py) are built by `cite` too, with the model's words
-as `text` and the chunk sentence that supports them as the evidence.
+When the best unit is not likely enough to answer, there is no answer rather than a wrong one:
+`confidence` estimates how likely the answer is to state what was asked (a logistic function of
+the best unit's similarity, coverage and kind, fitted on bench/data's questions), and under
+ANSWER_FLOOR the answer is empty.
 """
 
 from __future__ import annotations
 
-import re
+import math
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
+import numpy as np
+
+from app.answer.claims import EMPTY_ANSWER, Answer, Quote, cite, shown_text, terms
+from app.answer.kinds import asked_kinds, holds_kind
+from app.answer.units import Span, claim_units
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
-from app.core.records import PAGE_BREAK
-from app.core.sentences import split_sentences
+from app.embedding import Embedder, embed_texts
 
 MAX_CLAIMS = 3
-"""At most this many sentences make an answer: enough to answer, few enough to check."""
+"""At most this many claims make an answer: enough to answer, few enough to check."""
 
-MIN_WORDS = 4
-"""Sentences with fewer words (headings, captions, stray labels) are never quoted."""
+SIMILARITY_WEIGHT = 1.0
+COVERAGE_WEIGHT = 0.5
+KIND_WEIGHT = 0.15
+"""A unit's worth: similarity to the question, plus these shares of its coverage of the
+question's terms and of holding (or lacking, subtracted) the kind of answer asked for."""
 
-RELATIVE_FLOOR = 0.5
-"""A sentence must cover at least this share of the best sentence's query-term coverage."""
+RANK_BONUS = 0.03
+"""Added as RANK_BONUS / (1 + rank of the unit's chunk): a tie-breaker for the better chunk."""
 
-RANK_BONUS = 0.2
-"""Added to a sentence's score as RANK_BONUS / (1 + rank of its chunk): a tie-breaker that
-prefers the better-ranked chunk, too small to beat one more query term covered."""
+CLAIM_MARGIN = 0.12
+"""A further claim is kept when its worth is within this of the best claim's."""
 
 REDUNDANT_JACCARD = 0.6
-"""A sentence whose terms overlap a chosen one's this much (Jaccard) says the same thing."""
+"""A unit whose terms overlap a chosen one's this much (Jaccard) says the same thing."""
 
-_TOKEN = re.compile(r"\w+")
-_SENTENCE_END = re.compile(r"[.!?\u2026:;][\"'\u201d\u2019)\]]*$")
-_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
-STOPWORDS = frozenset(
-    {
-        "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
-        "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
-        "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for",
-        "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself",
-        "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
-        "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on",
-        "once",
-        "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so",
-        "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
-        "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
-        "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
-        "why", "will", "with", "would", "you", "your", "yours", "yourself", "explain", "describe",
-        "tell",
-    }
-)  # fmt: skip
-"""Words that carry no topic: a question's "how does", "what is" never count as overlap."""
+CONFIDENCE_BIAS = -6.0
+CONFIDENCE_SIMILARITY = 8.0
+CONFIDENCE_COVERAGE = 3.0
+CONFIDENCE_KIND = 1.0
+"""confidence = logistic(bias + these times the best unit's similarity, coverage and kind
+(+1 holds the asked kind, -1 lacks it, 0 none asked))."""
+
+ANSWER_FLOOR = 0.3
+"""Under this confidence the answer is empty: status no_answer."""
 
 
 @dataclass(frozen=True)
-class Claim:
-    """One claim, shown as `text`, cited as `[source]`, resting on `chunk.content[start:end]`."""
-
-    chunk: Candidate
-    start: int
-    end: int
-    text: str
-    source: int
-    """1-based index into the answer's sources."""
-    first_page: int
-    last_page: int
-    confidence: float
-    """The chunk's similarity times (1 + the sentence's query-term coverage) / 2."""
-
-
-@dataclass(frozen=True)
-class Answer:
-    text: str
-    sources: list[str]
-    confidence: float
-    claims: list[Claim]
-
-
-EMPTY_ANSWER = Answer(text="", sources=[], confidence=0.0, claims=[])
-
-
-def terms(text: str) -> set[str]:
-    """Returns the lower-cased, crudely stemmed words of `text`, stopwords and digits left out."""
-    return terms_of(words_of(text))
-
-
-def words_of(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
-
-
-def terms_of(words: list[str]) -> set[str]:
-    return {stem(word) for word in words if word not in STOPWORDS}
-
-
-@lru_cache(maxsize=1 << 16)
-def stem(word: str) -> str:
-    """Returns `word` less one common English suffix, keeping at least four letters.
-
-    Cached: a response's sentences repeat the same few hundred words, and stemming them was
-    most of the answer's time."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
-    return word
-
-
-def chunk_sentences(content: str, page_break: int | None) -> list[tuple[int, int]]:
-    """Returns the spans of the sentences of `content`, paragraph by paragraph.
-
-    Paragraph breaks end sentences (so a heading is never glued to the sentence after it),
-    except the page break at `page_break`: a chunk crosses pages only inside a sentence.
-    """
-    spans: list[tuple[int, int]] = []
-    cursor = 0
-    for match in [*_PARAGRAPH_BREAK.finditer(content), None]:
-        if match and page_break is not None and match.start() <= page_break < match.end():
-            continue
-        stop = match.start() if match else len(content)
-        spans += [(cursor + a, cursor + b) for a, b in split_sentences(content[cursor:stop])]
-        cursor = match.end() if match else len(content)
-    return spans
-
-
-def sentence_pages(chunk: Candidate, start: int, end: int) -> tuple[int, int]:
-    """Returns the first and last page that `chunk.content[start:end]` lies on.
-
-    Exact for chunks on one or two pages, which is all chunking makes; for a longer chunk,
-    text before its last page is attributed to its first page onwards (a wider citation).
-    """
-    brk = page_break_at(chunk)
-    if brk is None:
-        return chunk.page_start, chunk.page_start
-    last_from = brk + len(PAGE_BREAK)
-    first = chunk.page_end if start >= last_from else chunk.page_start
-    if end > last_from:
-        return first, chunk.page_end
-    return first, chunk.page_start if chunk.page_end - chunk.page_start == 1 else chunk.page_end - 1
-
-
-def source_label(filename: str, first: int, last: int) -> str:
-    """Returns "name.pdf, p. 3" for one page, "name.pdf, pp. 3-4" for several."""
-    return f"{filename}, p. {first}" if first == last else f"{filename}, pp. {first}-{last}"
-
-
-@dataclass(frozen=True)
-class _Scored:
-    score: float
+class ScoredUnit:
+    worth: float
+    similarity: float
     coverage: float
+    kind: int
+    """+1 holds the kind of answer asked for, -1 lacks it, 0 when none is asked."""
     rank: int
-    order: int
     chunk: Candidate
-    start: int
-    end: int
+    parts: tuple[Span, ...]
+    text: str
     words: frozenset[str]
-    complete: bool
+
+    @property
+    def confidence(self) -> float:
+        logit = (
+            CONFIDENCE_BIAS
+            + CONFIDENCE_SIMILARITY * self.similarity
+            + CONFIDENCE_COVERAGE * self.coverage
+            + CONFIDENCE_KIND * self.kind
+        )
+        return 1 / (1 + math.exp(-logit))
 
 
-def synthesize(query: str, ranked: Sequence[Candidate], context: Sequence[Candidate]) -> Answer:
-    """Returns the extractive answer to `query` from `context`, each claim cited.
+def synthesize(
+    query: str, ranked: Sequence[Candidate], context: Sequence[Candidate], embedder: Embedder
+) -> Answer:
+    """Returns the extractive answer to `query` from `context`, each claim cited, best first.
 
-    `ranked` is the retrieved chunks best first; `context` the ones the answer may use, in
-    reading order. Each sentence scores its coverage of the query's terms (the share of them
-    it contains) plus RANK_BONUS / (1 + its chunk's rank). Up to MAX_CLAIMS sentences are
-    chosen best first, skipping fragments (no closing punctuation) while whole sentences
-    remain, and those too short, too weak (under RELATIVE_FLOOR of the best coverage) or
+    `ranked` is the retrieved chunks best first; `context` the ones the answer may use. Up to
+    MAX_CLAIMS units are chosen by worth, each within CLAIM_MARGIN of the best and none
     redundant with one already chosen; ties go to the better-ranked chunk, then the smaller
-    chunk id, then the earlier sentence. When no sentence shares a term with the
-    query, the best chunk's first quotable sentence is the answer (retrieval found it by
-    meaning). Claims are then put in reading order and sources numbered as first cited.
-
-    `confidence` is the mean similarity (1 - distance, clipped to [0, 1]) of the cited chunks
-    times (1 + the share of query terms the claims cover together) / 2: similar passages that
-    leave the question's words uncovered score at most half.
+    chunk id, then the earlier unit. No unit, or a best one under ANSWER_FLOOR, is no answer.
     """
-    query_terms = terms(query)
-    rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
-    candidates = _score(query_terms, context, rank_of)
-    # Fragments (a sentence cut at a chunk's end, a caption) quote badly: only as a last resort.
-    candidates = [c for c in candidates if c.complete] or candidates
-    if not candidates:
+    scored = score_units(query, ranked, context, embedder)
+    if not scored or scored[0].confidence < ANSWER_FLOOR:
         return EMPTY_ANSWER
-    best_coverage = max(c.coverage for c in candidates)
-    floor = RELATIVE_FLOOR * best_coverage
-    ordered = sorted(candidates, key=lambda c: (-c.score, c.rank, str(c.chunk.chunk_id), c.start))
-    chosen: list[_Scored] = []
-    for candidate in ordered:
-        if len(chosen) == MAX_CLAIMS:
+    best = scored[0]
+    chosen = [best]
+    for unit in scored[1:]:
+        if len(chosen) == MAX_CLAIMS or unit.worth < best.worth - CLAIM_MARGIN:
             break
-        if best_coverage > 0 and candidate.coverage < max(floor, 1e-9):
-            continue
-        if any(_redundant(candidate, other) for other in chosen):
-            continue
-        chosen.append(candidate)
-        if best_coverage == 0:
-            break
-    chosen.sort(key=lambda c: c.order)
-    quotes = [
-        Quote(c.chunk, c.start, c.end, c.chunk.content[c.start : c.end].replace("\n", " "))
-        for c in chosen
-    ]
-    return cite(quotes, query_terms)
+        if not any(_redundant(unit, other) for other in chosen):
+            chosen.append(unit)
+    return cite([Quote(u.chunk, u.parts, u.text, u.confidence) for u in chosen])
 
 
-def _score(
-    query_terms: set[str], context: Sequence[Candidate], rank_of: dict[uuid.UUID, int]
-) -> list[_Scored]:
-    found: list[_Scored] = []
+def score_units(
+    query: str, ranked: Sequence[Candidate], context: Sequence[Candidate], embedder: Embedder
+) -> list[ScoredUnit]:
+    """Returns every claim unit of `context` scored, best first."""
+    query_terms = terms(query)
+    kinds = asked_kinds(query)
+    rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
+    found: list[tuple[Candidate, tuple[Span, ...], str]] = []
     for chunk in context:
+        for unit in claim_units(chunk.content, page_break_at(chunk)):
+            found.append((chunk, unit.parts, shown_text(chunk.content, unit.parts)))
+    if not found:
+        return []
+    vectors = embed_texts(embedder, [query, *(text for _, _, text in found)])
+    similarities = np.clip(vectors[1:] @ vectors[0], 0.0, 1.0).tolist()
+    scored = []
+    for (chunk, parts, text), similarity in zip(found, similarities, strict=True):
+        words = frozenset(terms(text))
+        coverage = len(words & query_terms) / len(query_terms) if query_terms else 0.0
+        kind = 0 if not kinds else (1 if holds_kind(text, kinds, query) else -1)
         rank = rank_of.get(chunk.chunk_id, len(rank_of))
-        for start, end in chunk_sentences(chunk.content, page_break_at(chunk)):
-            sentence = chunk.content[start:end]
-            sentence_words = words_of(sentence)
-            if len(sentence_words) < MIN_WORDS:
-                continue
-            words = frozenset(terms_of(sentence_words))
-            coverage = len(words & query_terms) / len(query_terms) if query_terms else 0.0
-            score = coverage + RANK_BONUS / (1 + rank)
-            complete = _SENTENCE_END.search(sentence) is not None
-            found.append(
-                _Scored(score, coverage, rank, len(found), chunk, start, end, words, complete)
-            )
-    return found
+        worth = (
+            SIMILARITY_WEIGHT * similarity
+            + COVERAGE_WEIGHT * coverage
+            + KIND_WEIGHT * kind
+            + RANK_BONUS / (1 + rank)
+        )
+        scored.append(
+            ScoredUnit(worth, similarity, coverage, kind, rank, chunk, parts, text, words)
+        )
+    return sorted(scored, key=_order)
 
 
-def _redundant(candidate: _Scored, other: _Scored) -> bool:
+def _order(unit: ScoredUnit) -> tuple[float, int, uuid.UUID, int]:
+    return (-unit.worth, unit.rank, unit.chunk.chunk_id, unit.parts[0][0])
+
+
+def _redundant(candidate: ScoredUnit, other: ScoredUnit) -> bool:
     # Overlapping chunks repeat sentences; near-copies add nothing to an answer either.
+    if candidate.chunk.chunk_id == other.chunk.chunk_id and any(
+        a < d and c < b for a, b in candidate.parts for c, d in other.parts
+    ):
+        return True
     union = candidate.words | other.words
     return not union or len(candidate.words & other.words) / len(union) >= REDUNDANT_JACCARD
-
-
-@dataclass(frozen=True)
-class Quote:
-    """A sentence an answer cites: `chunk.content[start:end]`, shown as `text`."""
-
-    chunk: Candidate
-    start: int
-    end: int
-    text: str
-
-
-def cite(quotes: Sequence[Quote], query_terms: set[str]) -> Answer:
-    """Returns the answer made of `quotes` in their order, each followed by its source marker.
-
-    Sources are numbered as first cited, one per document and page range, from the chunk's
-    stored page provenance only.
-    """
-    if not quotes:
-        return EMPTY_ANSWER
-    sources: list[str] = []
-    index: dict[tuple[uuid.UUID, int, int], int] = {}
-    claims: list[Claim] = []
-    covered: set[str] = set()
-    for quote in quotes:
-        chunk = quote.chunk
-        first, last = sentence_pages(chunk, quote.start, quote.end)
-        key = (chunk.document_id, first, last)
-        if key not in index:
-            sources.append(source_label(chunk.document_filename, first, last))
-            index[key] = len(sources)
-        found = terms(chunk.content[quote.start : quote.end]) & query_terms
-        covered |= found
-        coverage = len(found) / len(query_terms) if query_terms else 0.0
-        claims.append(
-            Claim(
-                chunk=chunk,
-                start=quote.start,
-                end=quote.end,
-                text=quote.text,
-                source=index[key],
-                first_page=first,
-                last_page=last,
-                confidence=round(_similarity(chunk) * (1 + coverage) / 2, 4),
-            )
-        )
-    cited = {claim.chunk.chunk_id: claim.chunk for claim in claims}
-    share = len(covered) / len(query_terms) if query_terms else 0.0
-    mean_similarity = sum(_similarity(c) for c in cited.values()) / len(cited)
-    return Answer(
-        text=" ".join(f"{claim.text} [{claim.source}]" for claim in claims),
-        sources=sources,
-        confidence=round(mean_similarity * (1 + share) / 2, 4),
-        claims=claims,
-    )
-
-
-def _similarity(chunk: Candidate) -> float:
-    return min(max(1.0 - chunk.distance, 0.0), 1.0)

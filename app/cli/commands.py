@@ -234,6 +234,56 @@ def query(
     Console().print(table)
 
 
+@app.command()
+def ask(
+    text: Annotated[str, typer.Argument(help="The question.")],
+    k: Annotated[int, typer.Option("--k", min=1, max=20, help="Chunks to answer from.")] = 5,
+    where: Annotated[
+        str, typer.Option(help='Filters as JSON, e.g. \'{"collection": "rhetoric"}\'.')
+    ] = "{}",
+    search: Annotated[str | None, typer.Option(help="hybrid or vector.")] = None,
+    url: ServiceUrl = None,
+    api_key: ApiKey = None,
+    as_json: Annotated[bool, typer.Option("--json", help="The whole response as JSON.")] = False,
+) -> None:
+    """Answer TEXT as POST /api/v1/query does: the answer with its [n] markers, the sources
+    they point at, and the confidence."""
+    request = query_request(text, k=k, where=where, search=search)
+    if url:
+        from app.cli.service_client import ServiceClient
+
+        client = ServiceClient(url, api_key=api_key)
+        try:
+            body = client.query(request.model_dump(mode="json", exclude_none=True))
+        finally:
+            client.close()
+    else:
+        from app.flows.query import answer_query
+        from app.flows.runtime import open_runtime
+
+        settings = get_settings()
+        runtime = open_runtime(settings)
+        try:
+            with runtime.sessions.begin() as session:
+                response = answer_query(
+                    request, session=session, embedder=runtime.embedder, settings=settings
+                )
+        finally:
+            runtime.close()
+        body = response.model_dump(mode="json")
+    if as_json:
+        print(json.dumps(body, ensure_ascii=False))
+        return
+    if not body["answer"]:
+        console.print(f"no answer (status: {body['status']})")
+        raise typer.Exit(code=1)
+    print(body["answer"])
+    print()
+    for number, source in enumerate(body["sources"], 1):
+        print(f"[{number}] {source}")
+    print(f"\nconfidence: {body['confidence']:.2f}")
+
+
 UseAnnotationsOption = Annotated[
     bool | None,
     typer.Option(

@@ -54,6 +54,11 @@ class ServiceClient:
             if not page["data"] or offset >= page["count"]:
                 return
 
+    def query(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Returns the service's QueryResponse to the QueryRequest `body`."""
+        answer: dict[str, Any] = self._checked(self._http.post("/api/v1/query", json=body))
+        return answer
+
     def upload(self, path: Path, *, collection: str) -> tuple[int, dict[str, Any]]:
         """Returns the upload's status code (201, 200 or 202) and body."""
         with path.open("rb") as stream:

@@ -195,6 +195,20 @@ class HighlightedSource(BaseModel):
     bbox: BBox | None
     """The union of `rects`; None when the text has no glyph boxes."""
     confidence: float
+    citation: int
+    """The marker `[n]` in `answer` of the claim this evidence supports."""
+
+
+class Citation(BaseModel):
+    """What the marker `[n]` in `answer` cites; `citations[n-1]`, beside `sources[n-1]`."""
+
+    n: int
+    document_id: uuid.UUID
+    document_name: str
+    page_start: int
+    page_end: int
+    chunk_id: uuid.UUID
+    """The chunk the first claim with this marker quotes."""
 
 
 class SelectionScope(BaseModel):
@@ -213,12 +227,18 @@ SynthesisUsed = Literal["extractive", "llm", "extractive_fallback"]
 """How the answer was written: `extractive_fallback` when SYNTHESIS=llm but the model failed."""
 
 
+AnswerStatus = Literal["ok", "no_answer", "no_matches", "empty_database", "scope_fallback"]
+"""no_answer: chunks matched, but no passage answers well enough; `answer` is empty."""
+
+
 class QueryResponse(BaseModel):
     answer: str
     sources: list[str]
+    citations: list[Citation]
     confidence: float
+    """How likely the answer is to state what was asked (0 without an answer)."""
     query_type: Literal["standard", "selected_text"]
-    status: Literal["ok", "no_matches", "empty_database", "scope_fallback"]
+    status: AnswerStatus
     synthesis: SynthesisUsed
     request_id: str
     response_id: str | None
@@ -275,6 +295,8 @@ class ResponseEvidence(BaseModel):
 
     answer: str
     sources: list[str]
+    citations: list[Citation] = Field(default_factory=list)
+    """Empty in responses stored before citations existed."""
     synthesis: SynthesisUsed
     chunk_ids: list[uuid.UUID]
     highlighted_sources: list[HighlightedSource] | None

@@ -8,12 +8,20 @@ from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
 
-from app.answer.evidence import Evidence, collect_evidence
-from app.answer.llm import ChatFailed, ChatModel, synthesize_with_model
-from app.answer.synthesis import Answer, synthesize
+from app.answer import (
+    Answer,
+    ChatModel,
+    Evidence,
+    collect_evidence,
+    synthesize,
+    synthesize_with_model,
+)
+from app.answer.llm import ChatFailed
 from app.contract.schemas import (
+    AnswerStatus,
     BBox,
     ChunkHit,
+    Citation,
     HighlightedSource,
     QueryFilters,
     QueryRequest,
@@ -131,7 +139,12 @@ def chunk_hit(chunk: Candidate, params: RetrievalParams) -> ChunkHit:
 
 
 def write_answer(
-    query: str, ranked: Sequence[Candidate], context: Sequence[Candidate], settings: Settings
+    query: str,
+    ranked: Sequence[Candidate],
+    context: Sequence[Candidate],
+    *,
+    settings: Settings,
+    embedder: Embedder,
 ) -> tuple[Answer, SynthesisUsed]:
     """Returns the answer as SYNTHESIS asks, and how it was written.
 
@@ -146,12 +159,12 @@ def write_answer(
             timeout=settings.llm_timeout,
         )
         try:
-            return synthesize_with_model(query, context, chat), "llm"
+            return synthesize_with_model(query, context, chat, embedder), "llm"
         except ChatFailed as failure:
             # The reason only: the query text is never logged.
             logger.warning("LLM synthesis failed, answering extractively: %s", failure)
-            return synthesize(query, ranked, context), "extractive_fallback"
-    return synthesize(query, ranked, context), "extractive"
+            return synthesize(query, ranked, context, embedder), "extractive_fallback"
+    return synthesize(query, ranked, context, embedder), "extractive"
 
 
 def answer_query(
@@ -176,8 +189,14 @@ def answer_query(
     hits = [chunk_hit(chunk, params) for chunk in bundle.chunks]
     timings = dict(bundle.timings_ms)
     started = time.perf_counter()
-    answer, synthesis = write_answer(request.query, bundle.chunks, bundle.context.chunks, settings)
+    answer, synthesis = write_answer(
+        request.query, bundle.chunks, bundle.context.chunks, settings=settings, embedder=embedder
+    )
     timings["answer"] = elapsed_ms(started)
+    status: AnswerStatus = bundle.status
+    if status in ("ok", "scope_fallback") and not answer.claims:
+        status = "no_answer"
+    citations = [Citation.model_validate(vars(citation)) for citation in answer.citations]
     highlighted: list[HighlightedSource] | None = None
     if settings.enable_highlights:
         started = time.perf_counter()
@@ -188,6 +207,7 @@ def answer_query(
     stored = ResponseEvidence(
         answer=answer.text,
         sources=answer.sources,
+        citations=citations,
         synthesis=synthesis,
         chunk_ids=[hit.chunk_id for hit in hits],
         highlighted_sources=highlighted,
@@ -198,13 +218,15 @@ def answer_query(
         ttl_seconds=settings.response_ttl_seconds,
     )
     timings["store"] = elapsed_ms(started)
-    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if settings.enable_highlights else None
+    shown = settings.enable_highlights and status != "no_answer"
+    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if shown else None
     return QueryResponse(
         answer=answer.text,
         sources=answer.sources,
+        citations=citations,
         confidence=answer.confidence,
         query_type="standard" if bundle.selection is None else "selected_text",
-        status=bundle.status,
+        status=status,
         synthesis=synthesis,
         request_id=request_id,
         response_id=str(response_id),

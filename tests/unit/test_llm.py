@@ -7,7 +7,8 @@ from pydantic import ValidationError
 
 from app.answer.llm import SUPPORT_FLOOR, chat_messages, cited_sentences, supporting_sentence
 from app.core.config import Settings
-from tests.helpers.chunks import SEARCH, TRACING
+from app.embedding import Embedder
+from tests.helpers.chunks import SEARCH, TRACING, chunk
 
 
 @pytest.mark.parametrize(
@@ -26,22 +27,36 @@ def test_cited_sentences(reply: str, expected: list[tuple[str, list[int]]]) -> N
     assert cited_sentences(reply) == expected
 
 
-def test_verbatim_claim_is_supported_by_its_sentence() -> None:
+def test_verbatim_claim_is_supported_by_its_sentence(embedder: Embedder) -> None:
     sentence = "A tracing compiler turns the recorded loops into fast native code."
-    start, end, support = supporting_sentence(sentence, TRACING) or (0, 0, 0.0)
+    start, end, support = supporting_sentence(sentence, TRACING, embedder) or (0, 0, 0.0)
     assert " ".join(TRACING.content[start:end].split()) == sentence and support == 1.0
 
 
-def test_paraphrase_is_supported_by_the_closest_sentence() -> None:
-    found = supporting_sentence("Recorded loops are compiled to native code.", TRACING)
+def test_paraphrase_is_supported_by_the_closest_sentence(embedder: Embedder) -> None:
+    found = supporting_sentence("Recorded loops are compiled to native code.", TRACING, embedder)
     assert found is not None
     start, end, support = found
     assert TRACING.content[start:end].startswith("A tracing compiler")
     assert SUPPORT_FLOOR <= support < 1.0
 
 
-def test_unsupported_claim_finds_no_sentence() -> None:
-    assert supporting_sentence("The moon is made of green cheese.", TRACING) is None
+def test_unsupported_claim_finds_no_sentence(embedder: Embedder) -> None:
+    assert supporting_sentence("The moon is made of green cheese.", TRACING, embedder) is None
+
+
+def test_the_best_supporting_sentence_wins_over_the_first(embedder: Embedder) -> None:
+    qwen = chunk(
+        8,
+        "All Qwen2 dense models, excluding Qwen2-0.5B, were pre-trained on over 7 trillion "
+        "tokens. Qwen2-0.5B was pre-trained on a dataset of 12 trillion tokens instead.",
+    )
+    found = supporting_sentence(
+        "The smallest model, Qwen2-0.5B, instead used a 12 trillion token dataset.", qwen, embedder
+    )
+    assert found is not None
+    start, _, _ = found
+    assert qwen.content[start:].startswith("Qwen2-0.5B was pre-trained")
 
 
 def test_chat_messages_number_the_chunks() -> None:

@@ -1,0 +1,203 @@
+"""Claims and their citations: what an answer is made of, however it was written.
+
+A claim quotes one or more spans of a chunk's content (`Claim.parts`); it is shown as the
+spans' text with whitespace collapsed and the quoted text's own bracketed numbers ("as shown
+in [21]") left out, so every `[n]` in an answer is a marker that points at `sources[n-1]` and
+`citations[n-1]`. The parts keep pointing at the exact text in the chunk, so evidence
+(app/answer/evidence.py) maps them onto the page unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from app.answer.units import Span
+from app.core.chunks import Candidate
+from app.core.geometry import page_break_at
+from app.core.records import PAGE_BREAK
+
+_TOKEN = re.compile(r"\w+")
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
+STOPWORDS = frozenset(
+    {
+        "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
+        "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
+        "by", "can", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for",
+        "from", "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself",
+        "him", "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
+        "just", "me", "more", "most", "my", "myself", "no", "nor", "not", "now", "of", "off", "on",
+        "once",
+        "only", "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so",
+        "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
+        "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+        "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+        "why", "will", "with", "would", "you", "your", "yours", "yourself", "explain", "describe",
+        "tell",
+    }
+)  # fmt: skip
+"""Words that carry no topic: a question's "how does", "what is" never count as overlap."""
+
+QUOTED_MARKER = re.compile(r"\s*(?<![\w\])])\[\d+(?:\s*[,\u2013-]\s*\d+)*\]")
+"""A bracketed number standing in the quoted text, not glued to a word as `x[1]` is."""
+
+
+def terms(text: str) -> set[str]:
+    """Returns the lower-cased, crudely stemmed words of `text`, stopwords left out."""
+    return terms_of(words_of(text))
+
+
+def words_of(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def terms_of(words: list[str]) -> set[str]:
+    return {stem(word) for word in words if word not in STOPWORDS}
+
+
+@lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    """Returns `word` less one common English suffix, keeping at least four letters.
+
+    Cached: a response's sentences repeat the same few hundred words, and stemming them was
+    most of the answer's time."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def shown_text(content: str, parts: Sequence[Span]) -> str:
+    """Returns how a claim over `parts` of `content` reads: the parts' text joined by a space,
+    whitespace collapsed, the quoted text's own bracketed numbers left out."""
+    return " ".join(
+        " ".join(QUOTED_MARKER.sub("", content[start:end]).split()) for start, end in parts
+    )
+
+
+def sentence_pages(chunk: Candidate, start: int, end: int) -> tuple[int, int]:
+    """Returns the first and last page that `chunk.content[start:end]` lies on.
+
+    Exact for chunks on one or two pages, which is all chunking makes; for a longer chunk,
+    text before its last page is attributed to its first page onwards (a wider citation).
+    """
+    brk = page_break_at(chunk)
+    if brk is None:
+        return chunk.page_start, chunk.page_start
+    last_from = brk + len(PAGE_BREAK)
+    first = chunk.page_end if start >= last_from else chunk.page_start
+    if end > last_from:
+        return first, chunk.page_end
+    return first, chunk.page_start if chunk.page_end - chunk.page_start == 1 else chunk.page_end - 1
+
+
+def source_label(filename: str, first: int, last: int) -> str:
+    """Returns "name.pdf, p. 3" for one page, "name.pdf, pp. 3-4" for several."""
+    return f"{filename}, p. {first}" if first == last else f"{filename}, pp. {first}-{last}"
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One claim, shown as `text`, cited as `[source]`, resting on the chunk's `parts`."""
+
+    chunk: Candidate
+    parts: tuple[Span, ...]
+    text: str
+    source: int
+    """1-based index into the answer's sources and citations."""
+    first_page: int
+    last_page: int
+    confidence: float
+
+    @property
+    def start(self) -> int:
+        return self.parts[0][0]
+
+    @property
+    def end(self) -> int:
+        return self.parts[-1][1]
+
+
+@dataclass(frozen=True)
+class Citation:
+    """What marker `[n]` cites: a document's page range, and the chunk first quoted there."""
+
+    n: int
+    document_id: uuid.UUID
+    document_name: str
+    page_start: int
+    page_end: int
+    chunk_id: uuid.UUID
+
+
+@dataclass(frozen=True)
+class Answer:
+    text: str
+    sources: list[str]
+    citations: list[Citation]
+    confidence: float
+    claims: list[Claim]
+
+
+EMPTY_ANSWER = Answer(text="", sources=[], citations=[], confidence=0.0, claims=[])
+
+
+@dataclass(frozen=True)
+class Quote:
+    """What a claim cites, `parts` of `chunk.content`, shown as `text`, and how sure it is."""
+
+    chunk: Candidate
+    parts: tuple[Span, ...]
+    text: str
+    confidence: float
+
+
+def cite(quotes: Sequence[Quote]) -> Answer:
+    """Returns the answer made of `quotes` in their order, each followed by its source marker.
+
+    Sources are numbered as first cited, one per document and page range, from the chunk's
+    stored page provenance only. The answer is as sure as its surest claim.
+    """
+    if not quotes:
+        return EMPTY_ANSWER
+    citations: list[Citation] = []
+    index: dict[tuple[uuid.UUID, int, int], int] = {}
+    claims: list[Claim] = []
+    for quote in quotes:
+        chunk = quote.chunk
+        first, last = sentence_pages(chunk, quote.parts[0][0], quote.parts[-1][1])
+        key = (chunk.document_id, first, last)
+        if key not in index:
+            index[key] = len(citations) + 1
+            citations.append(
+                Citation(
+                    index[key], chunk.document_id, chunk.document_filename, first, last,
+                    chunk.chunk_id,
+                )
+            )  # fmt: skip
+        claims.append(
+            Claim(
+                chunk=chunk,
+                parts=quote.parts,
+                text=quote.text,
+                source=index[key],
+                first_page=first,
+                last_page=last,
+                confidence=round(quote.confidence, 4),
+            )
+        )
+    return Answer(
+        text=" ".join(f"{claim.text} [{claim.source}]" for claim in claims),
+        sources=[source_label(c.document_name, c.page_start, c.page_end) for c in citations],
+        citations=citations,
+        confidence=max(claim.confidence for claim in claims),
+        claims=claims,
+    )
+
+
+def similarity(chunk: Candidate) -> float:
+    """Returns the chunk's similarity to the query, 1 - distance clipped to [0, 1]."""
+    return min(max(1.0 - chunk.distance, 0.0), 1.0)

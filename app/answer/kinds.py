@@ -1,0 +1,75 @@
+"""The kind of answer a question asks for, and whether a claim holds one.
+
+"How many ..." wants a count, "how much" or "what was the total ..." an amount, "when" a date,
+"which version" a version: a sentence or row that holds a figure of that kind answers better
+than one that only repeats the question's words. Figures the question itself names (the
+period "June 25, 2022", "Qwen2-72B") do not count as an answer's.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+
+class Asked(Enum):
+    COUNT = "count"
+    AMOUNT = "amount"
+    DATE = "date"
+    VERSION = "version"
+
+
+_ASKS = {
+    Asked.COUNT: re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I),
+    Asked.AMOUNT: re.compile(
+        r"\bhow (?:much|large|big|long|fast|high|low|small)\b|\b(?:total|amount|revenues?|"
+        r"sales|income|expenses?|costs?|prices?|margins?|cash|expenditures?|capex|earnings|"
+        r"profits?|loss|dividends?|assets|liabilities|debt|size|length|rate|ratio|percentage|"
+        r"percent|speedups?|scores?|accuracy|budget|parameters|tokens)\b",
+        re.I,
+    ),
+    Asked.DATE: re.compile(
+        r"\bwhen\b|\b(?:what|which) (?:date|day|year|month)\b|\bdeadline\b|\bdue\b|"
+        r"\beffective\b|\bexpire",
+        re.I,
+    ),
+    Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ )?(?:version|release)\b", re.I),
+}
+
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
+    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_FOUND = {
+    Asked.COUNT: re.compile(
+        r"(?<![\w.])\d[\d,]*(?![\w.]\d)|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
+        r"eleven|twelve|dozen|hundred|thousand|million|billion)\b",
+        re.I,
+    ),
+    Asked.AMOUNT: re.compile(r"(?<![\w.])[$\u20ac\u00a3]?\s?\d[\d,]*(?:\.\d+)?\s?[%xX]?[KMBT]?"),
+    Asked.DATE: re.compile(
+        rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{_MONTH}"
+        r"|\b(?:19|20)\d\d\b|\b\d{4}-\d\d-\d\d\b",
+        re.I,
+    ),
+    Asked.VERSION: re.compile(r"\bv?\d+(?:\.\d+)+\b|\bversion\s+\d+", re.I),
+}
+
+
+def asked_kinds(query: str) -> frozenset[Asked]:
+    """Returns the kinds of answer `query` asks for; none for "what is", "how do I"."""
+    return frozenset(kind for kind, pattern in _ASKS.items() if pattern.search(query))
+
+
+def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
+    """Whether `text` holds a figure of one of `kinds` that the query does not name itself."""
+    named = {_normal(m.group()) for kind in kinds for m in _FOUND[kind].finditer(query)}
+    return any(
+        _normal(match.group()) not in named
+        for kind in kinds
+        for match in _FOUND[kind].finditer(text)
+    )
+
+
+def _normal(figure: str) -> str:
+    return re.sub(r"\W+", "", figure.lower())

@@ -1,0 +1,265 @@
+"""Claim units: the pieces of a chunk a reader can use as an answer, each a span or a few spans
+of the chunk's exact text.
+
+A unit is a sentence; a lead-in ("... divided into four function zones:") with the list items
+that follow it; a table row (a line of figures as the chunk's text gives it) with its label and
+the column headers above it; or a sentence cut by a figure or a column break, joined to its
+beginning. Never quoted: a fragment whose beginning is not in the chunk, a caption, a heading,
+a question, or a sentence that is mostly a table's cells.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from app.core.sentences import CLOSERS, split_sentences
+
+Span = tuple[int, int]
+
+MIN_WORDS = 4
+"""Sentences with fewer words (stray labels, axis ticks) are never quoted."""
+
+MAX_LIST_ITEMS = 8
+MAX_LIST_CHARS = 700
+"""A lead-in takes at most this many items, of at most this much text together."""
+
+MAX_HEADER_CHARS = 240
+"""A row's column headers: at most this much of the lines above the table's first row."""
+
+LABEL_LOOKBACK = 3
+"""A row of bare figures takes its label from one of the few lines before it."""
+
+MAX_TABLE_LINE_CHARS = 90
+"""Lines longer than this, or ending a sentence, are prose: they end a table upwards."""
+
+UnitKind = Literal["sentence", "list", "row"]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What one claim quotes: `parts`, spans of the chunk's content in reading order."""
+
+    parts: tuple[Span, ...]
+    kind: UnitKind
+
+
+_PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
+_LINE = re.compile(r"[^\n]+")
+_COMPLETE = re.compile(rf"[.!\u2026][{CLOSERS}]*$")
+_QUESTION = re.compile(rf"\?[{CLOSERS}]*$")
+_LEAD_IN = re.compile(r":$")
+_LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
+_CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
+"""A sentence that starts with a plain lower-case word continues one cut before it (a word
+such as `q()`, `iPhone` or `asn1_der_coding` may start a sentence of its own)."""
+_CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]?", re.I)
+_BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
+_ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
+_BARE_MARK = re.compile(rf"[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)]")
+_NUMERIC_CELL = re.compile(r"^[$\u20ac\u00a3(]*[-\u2212+]?\d[\d,.]*[%)xX]?[KMBT]?\)?$")
+_CURRENCY = re.compile(r"^[$\u20ac\u00a3%]$")
+_WORD = re.compile(r"\w+")
+_LETTER = re.compile(r"[A-Za-z]")
+
+
+def paragraph_spans(content: str, page_break: int | None) -> list[Span]:
+    """Returns the spans of the content's paragraphs; the page break at `page_break` does not
+    end one (a chunk crosses pages only inside a paragraph)."""
+    spans: list[Span] = []
+    cursor = 0
+    for match in [*_PARAGRAPH_BREAK.finditer(content), None]:
+        if match and page_break is not None and match.start() <= page_break < match.end():
+            continue
+        stop = match.start() if match else len(content)
+        if cursor < stop:
+            spans.append((cursor, stop))
+        cursor = match.end() if match else len(content)
+    return spans
+
+
+def chunk_sentences(content: str, page_break: int | None) -> list[Span]:
+    """Returns the spans of the sentences of `content`, paragraph by paragraph.
+
+    Paragraph breaks end sentences (so a heading is never glued to the sentence after it),
+    except the page break at `page_break`.
+    """
+    return [
+        (start + a, start + b)
+        for start, stop in paragraph_spans(content, page_break)
+        for a, b in split_sentences(content[start:stop])
+    ]
+
+
+def claim_units(content: str, page_break: int | None) -> list[Unit]:
+    """Returns the units of `content` an answer may quote, in reading order."""
+    rows = row_units(content)
+    row_lines = [unit.parts[-1] for unit in rows]
+    units = sentence_units(content, page_break, row_lines)
+    return sorted([*units, *rows], key=lambda unit: unit.parts[-1])
+
+
+# Tables
+
+
+def line_spans(content: str) -> list[Span]:
+    return [(m.start(), m.end()) for m in _LINE.finditer(content) if m.group().strip()]
+
+
+def is_row(line: str) -> bool:
+    """Whether a line is a table row: two or more figures, and more figures than words."""
+    cells = line.split()
+    figures = sum(bool(_NUMERIC_CELL.match(cell)) for cell in cells)
+    words = sum(not _NUMERIC_CELL.match(cell) and not _CURRENCY.match(cell) for cell in cells)
+    return figures >= 2 and figures > words
+
+
+def _table_like(line: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) <= MAX_TABLE_LINE_CHARS and not re.search(r"[.!?:;]$", stripped)
+
+
+def row_units(content: str) -> list[Unit]:
+    """Returns a unit per table row of `content`: its header lines, its label, the row."""
+    lines = line_spans(content)
+    rows = [i for i, (a, b) in enumerate(lines) if is_row(content[a:b])]
+    units = []
+    for i in rows:
+        label = _label_of(content, lines, i, rows)
+        block = i
+        while block > 0 and (block - 1 in rows or _table_like(_text(content, lines[block - 1]))):
+            block -= 1
+        first_row = next(r for r in rows if r >= block)
+        first_label = _label_of(content, lines, first_row, rows)
+        header_end = first_label if first_label is not None else first_row
+        header: list[Span] = []
+        if header_end > block:
+            start = lines[block][0]
+            kept = [j for j in range(block, header_end) if lines[j][1] - start <= MAX_HEADER_CHARS]
+            if kept:
+                header = [(start, lines[kept[-1]][1])]
+        elif first_row != i:
+            header = [lines[first_row]]
+        elif label is None:
+            continue  # the first row of a table without headers above it is its header
+        parts = [*header, *([lines[label]] if label is not None else []), lines[i]]
+        units.append(Unit(tuple(_merged(parts, content)), "row"))
+    return units
+
+
+def _text(content: str, span: Span) -> str:
+    return content[span[0] : span[1]]
+
+
+def _label_of(content: str, lines: list[Span], i: int, rows: list[int]) -> int | None:
+    """Returns the index of the line labelling row `i` when the row starts with a figure."""
+    row = content[lines[i][0] : lines[i][1]].split()
+    if _LETTER.search(row[0]) and not _NUMERIC_CELL.match(row[0]):
+        return None
+    for j in range(i - 1, max(i - 1 - LABEL_LOOKBACK, -1), -1):
+        if j in rows:
+            return None
+        text = content[lines[j][0] : lines[j][1]]
+        if _LETTER.search(text) and _table_like(text):
+            return j
+    return None
+
+
+def _merged(parts: list[Span], content: str) -> list[Span]:
+    """Returns the spans in order, overlapping ones and those apart only by whitespace joined."""
+    merged: list[Span] = []
+    for start, end in sorted(set(parts)):
+        if merged and (start <= merged[-1][1] or not content[merged[-1][1] : start].strip()):
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+# Sentences, lead-ins and joined fragments
+
+
+def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) -> list[Unit]:
+    """Returns the quotable sentences of `content`, lead-ins with their items, and sentences
+    cut by a figure joined to their beginning."""
+    sentences: list[Span] = []
+    for start, stop in paragraph_spans(content, page_break):
+        if _CAPTION.match(content[start:stop]):
+            continue
+        for a, b in _lead_ins_apart(content[start:stop], split_sentences(content[start:stop])):
+            if sentences and _BARE_MARK.fullmatch(content[slice(*sentences[-1])]):
+                sentences[-1] = (sentences[-1][0], start + b)  # "1." and its item's sentence
+            else:
+                sentences.append((start + a, start + b))
+    units: list[Unit] = []
+    beginning: Span | None = None
+    taken_until = 0
+    for index, (start, end) in enumerate(sentences):
+        if start < taken_until or any(a < end and start < b for a, b in row_lines):
+            continue
+        text = content[start:end]
+        words = _WORD.findall(text)
+        if _QUESTION.search(text):
+            beginning = None
+            continue
+        if _CONTINUATION.match(text):
+            if beginning is not None and _COMPLETE.search(text):
+                units.append(Unit((beginning, (start, end)), "sentence"))
+            beginning = None
+            continue
+        if _LEAD_IN.search(text) and len(words) >= MIN_WORDS:
+            if any(end <= a <= end + MAX_LIST_CHARS for a, _ in row_lines):
+                continue  # it introduces a table, whose rows are units of their own
+            items = _list_items(content, sentences[index + 1 :])
+            if items:
+                taken_until = items[-1][1]
+                units.append(Unit(tuple(_merged([(start, end), *items], content)), "list"))
+                beginning = None
+                continue
+        if not _COMPLETE.search(text):
+            if _prose(words):
+                beginning = (start, end)
+            continue
+        beginning = None
+        if len(words) >= MIN_WORDS:
+            units.append(Unit(((start, end),), "sentence"))
+    return units
+
+
+def _lead_ins_apart(text: str, spans: list[Span]) -> list[Span]:
+    """Returns the spans with each one cut after a colon that ends a line: a lead-in ends
+    there, and its first item starts the next line."""
+    cut: list[Span] = []
+    for start, end in spans:
+        for found in _LINE_END_COLON.finditer(text, start, end):
+            cut.append((start, found.start() + 1))
+            start = found.end()
+        cut.append((start, end))
+    return cut
+
+
+def _prose(words: list[str]) -> bool:
+    # A figure's labels ("Trace 1 Trace 2") are short and capitalised; a cut sentence is neither.
+    lower = sum(word[0].islower() for word in words)
+    return len(words) > MIN_WORDS and lower * 2 >= len(words)
+
+
+def _list_items(content: str, following: list[Span]) -> list[Span]:
+    """Returns the list items after a lead-in, up to the limits. Items marked as such (a
+    bullet, "1.", "(a)") give their first sentences only, the sentences between them left
+    out; unmarked, the sentences that follow are the items until a long one."""
+    marked = bool(following) and _ITEM_MARK.match(content[slice(*following[0])]) is not None
+    items: list[Span] = []
+    for start, end in following:
+        text = content[start:end]
+        if len(items) == MAX_LIST_ITEMS or _QUESTION.search(text) or _CAPTION.match(text):
+            break
+        if sum(b - a for a, b in items) + end - start > MAX_LIST_CHARS:
+            break
+        if marked and not _ITEM_MARK.match(text):
+            continue
+        if not marked and len(_WORD.findall(text)) > 30:
+            break
+        items.append((start, end))
+    return items

@@ -1,0 +1,103 @@
+"""Claim units: sentences, lead-ins with their items, table rows with their headers, sentences
+joined across a figure; never a fragment, a caption, a heading or a question."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.answer.claims import shown_text
+from app.answer.kinds import Asked, asked_kinds, holds_kind
+from app.answer.units import claim_units
+
+
+def shown(content: str) -> list[tuple[str, str]]:
+    return [(unit.kind, shown_text(content, unit.parts)) for unit in claim_units(content, None)]
+
+
+def test_lead_in_takes_its_marked_items_first_sentences() -> None:
+    content = (
+        "An HPC system is divided into four function zones:\n"
+        "1. The computing zone runs the jobs. It has many nodes.\n"
+        "2. The storage zone keeps the data.\n"
+        "3. The access zone faces the users.\n"
+        "4. The management zone runs the rest."
+    )
+    [(kind, text)] = shown(content)
+    assert kind == "list"
+    assert text == (
+        "An HPC system is divided into four function zones: 1. The computing zone runs the "
+        "jobs. 2. The storage zone keeps the data. 3. The access zone faces the users. "
+        "4. The management zone runs the rest."
+    )
+
+
+def test_table_row_carries_its_label_and_column_headers() -> None:
+    content = (
+        "Net sales by product were as follows (in millions):\n\n"
+        "Three Months Ended\n\nJune 25,\n2022\nJune 26,\n2021\n"
+        "iPhone\n\n(1)\n\n$ 40,665 $ 39,570\nMac\n\n7,382 8,235\n"
+    )
+    rows = [text for kind, text in shown(content) if kind == "row"]
+    assert rows == [
+        "Three Months Ended June 25, 2022 June 26, 2021 iPhone $ 40,665 $ 39,570",
+        "Three Months Ended June 25, 2022 June 26, 2021 Mac 7,382 8,235",
+    ]
+    # The sentence introducing the table is not a list of its header lines.
+    assert all(kind == "row" for kind, _ in shown(content))
+
+
+def test_a_sentence_cut_by_a_figure_is_joined_to_its_beginning() -> None:
+    content = (
+        "Usually the inner loop becomes hot first. For example, the first trace may be a cycle"
+        "\n\nTrace 1 Trace 2\n\nFigure 6. We handle type-unstable loops by allowing traces."
+        "\n\nthrough the inner loop, {i2, i3}. The symbol marks the anchor."
+    )
+    assert shown(content) == [
+        ("sentence", "Usually the inner loop becomes hot first."),
+        ("sentence", "For example, the first trace may be a cycle through the inner loop, {i2, i3}."),
+        ("sentence", "The symbol marks the anchor."),
+    ]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "of the loop, which the compiler then records.",  # a fragment cut at the chunk's start
+        "Figure 3: The speedups of the tracing compiler on all benchmarks.",
+        "Table 2. Results of the models on every benchmark we ran.",
+        "What does the tracing compiler do with hot loops?",
+        "2.2.3 MODEL CONFIGURATION",
+        "Hot loops are recorded and the compiler then",  # cut at the chunk's end
+    ],
+)
+def test_never_quoted(content: str) -> None:
+    assert shown(content) == []
+
+
+def test_code_may_start_a_sentence() -> None:
+    assert shown("q() quits the R session and asks whether to save it.") == [
+        ("sentence", "q() quits the R session and asks whether to save it.")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "kinds"),
+    [
+        ("How many airplanes does the AD affect?", {Asked.COUNT}),
+        ("What was Apple's total net sales for the quarter?", {Asked.AMOUNT}),
+        ("When do comments have to be received?", {Asked.DATE}),
+        ("Which version of the library added DER coding?", {Asked.VERSION}),
+        ("How do I quit an R session?", set()),
+    ],
+)
+def test_asked_kinds(query: str, kinds: set[Asked]) -> None:
+    assert asked_kinds(query) == kinds
+
+
+def test_figures_the_question_names_are_not_an_answer() -> None:
+    query = "What were net sales for the quarter ended June 25, 2022?"
+    kinds = asked_kinds(query)
+    assert not holds_kind("Three Months Ended June 25, 2022", kinds, query)
+    assert holds_kind("Total net sales $ 82,959", kinds, query)
+    date = frozenset({Asked.DATE})
+    assert holds_kind("Comments must be received by October 13, 2020.", date, "When?")
