@@ -81,6 +81,34 @@ def test_highlights_off_changes_nothing_else(runtime: Runtime, sample_pdf: bytes
     }
 
 
+def test_citations_name_each_marker(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf)
+    body = ask(client, search="vector")
+    citations = body["citations"]
+    assert [c["n"] for c in citations] == list(range(1, len(body["sources"]) + 1))
+    chunk_ids = {chunk["chunk_id"] for chunk in body["chunks"]}
+    for citation, source in zip(citations, body["sources"], strict=True):
+        assert citation["chunk_id"] in chunk_ids
+        pages = citation["page_start"], citation["page_end"]
+        label = f"p. {pages[0]}" if pages[0] == pages[1] else f"pp. {pages[0]}-{pages[1]}"
+        assert source == f"{citation['document_name']}, {label}"
+    items = body["highlighted_sources"]
+    assert items
+    for item in items:
+        citation = citations[item["citation"] - 1]
+        assert citation["document_id"] == item["document_id"]
+        assert citation["page_start"] <= item["page_number"] <= citation["page_end"]
+
+
+def test_a_question_nothing_answers_gets_no_answer(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf)
+    body = ask(client, "Who invented trace trees and in which year?")
+    assert body["status"] == "no_answer"
+    assert (body["answer"], body["sources"], body["citations"]) == ("", [], [])
+    assert body["viewer_url"] is None and body["chunks"]
+    assert body["highlighted_sources"] == []
+
+
 @pytest.mark.parametrize("query", ["zebra quagga okapi"])
 def test_no_context_gives_empty_answer(client: TestClient, runtime: Runtime, query: str) -> None:
     body = ask(client, query)

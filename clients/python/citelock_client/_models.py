@@ -20,6 +20,7 @@ __all__ = [
     "BBox",
     "Chunk",
     "ChunkHit",
+    "Citation",
     "Document",
     "DocumentList",
     "DocumentQueued",
@@ -111,6 +112,17 @@ class Chunk(ResponseModel):
     rects: list[PageRect]
 
 
+class Citation(ResponseModel):
+    """What the marker `[n]` in `answer` cites; `citations[n-1]`, beside `sources[n-1]`."""
+
+    n: int
+    document_id: uuid.UUID
+    document_name: str
+    page_start: int
+    page_end: int
+    chunk_id: uuid.UUID
+
+
 class TocEntry(ResponseModel):
     level: int
     title: str
@@ -158,6 +170,7 @@ class HighlightedSource(ResponseModel):
     rects: list[tuple[float, float, float, float]]
     bbox: BBox | None
     confidence: float
+    citation: int
 
 
 class Job(ResponseModel):
@@ -221,12 +234,13 @@ class SelectionScope(ResponseModel):
 class QueryResponse(ResponseModel):
     answer: str
     sources: list[str]
+    citations: list[Citation]
     confidence: float
     query_type: str
     """Known values: "standard", "selected_text"; a newer service may send others."""
     status: str
-    """Known values: "ok", "no_matches", "empty_database", "scope_fallback"; a newer service may
-    send others."""
+    """Known values: "ok", "no_answer", "no_matches", "empty_database", "scope_fallback"; a newer
+    service may send others."""
     synthesis: str
     """Known values: "extractive", "llm", "extractive_fallback"; a newer service may send others."""
     request_id: str
@@ -242,6 +256,7 @@ class QueryResponse(ResponseModel):
 class StoredResponse(ResponseModel):
     answer: str
     sources: list[str]
+    citations: list[Citation] | None = None
     synthesis: str
     """Known values: "extractive", "llm", "extractive_fallback"; a newer service may send others."""
     chunk_ids: list[uuid.UUID]
