@@ -25,6 +25,7 @@ same --data-dir and neither ingests twice.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -58,8 +59,12 @@ from bench.evalkit import Question as Answerable
 from bench.kit import machine_summary, write_section
 
 TITLE = "Answer quality"
+HISTORY = REPOSITORY / "bench" / "results" / "eval_answers_history.json"
+"""One line of figures per labelled run (--label), oldest first: what each change did."""
 TOP_K = 5
 CONFIDENT = 0.5
+HIGH_CONFIDENCE = 0.7
+"""The issue's calibration goal: of the answers given with at least this, 85% right."""
 CONFIDENCE_BUCKETS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 1.0))
 KINDS = ("table", "list", "number", "date", "definition", "howto", "fact")
 OWN_FILING = "financebench, own filing"
@@ -186,6 +191,48 @@ def reliability_rows(outcomes: Sequence[Outcome]) -> list[list[str]]:
     return rows
 
 
+def headline(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
+    """Returns the goals' four figures: answer-hit, citation-hit and confident-wrong over the
+    "all" row's questions, and the share of off-topic questions answered."""
+    main = select(outcomes, lambda o: o.counted and o.source != OWN_FILING)
+    off = select(outcomes, lambda o: o.source == "off-topic")
+    gave = [o for o in main if o.answered]
+    return {
+        "answer_hit": share(o.answer_hit is True for o in main),
+        "citation_hit": share(o.citation_hit is True for o in main),
+        "confident_wrong": share(o.confidence >= CONFIDENT and not o.answer_hit for o in gave),
+        "offtopic_answered": share(o.answered for o in off),
+        "high_confidence_right": share(
+            bool(o.answer_hit) for o in gave if o.confidence >= HIGH_CONFIDENCE
+        ),
+    }
+
+
+def record(label: str, every: int, outcomes: Sequence[Outcome]) -> None:
+    """Adds this run's headline figures under `label` to the history (replacing a run of the
+    same label and sampling)."""
+    runs = json.loads(HISTORY.read_text()) if HISTORY.exists() else []
+    runs = [run for run in runs if (run["label"], run["every"]) != (label, every)]
+    runs.append({"label": label, "every": every, **headline(outcomes)})
+    HISTORY.parent.mkdir(parents=True, exist_ok=True)
+    HISTORY.write_text(json.dumps(runs, indent=1) + "\n")
+
+
+def history_rows() -> list[list[str]]:
+    runs = json.loads(HISTORY.read_text()) if HISTORY.exists() else []
+    return [
+        [run["label"] + ("" if run["every"] <= 1 else f" (every {run['every']}th)"),
+         percent(run["answer_hit"]), percent(run["citation_hit"]),
+         percent(run["confident_wrong"]), percent(run["offtopic_answered"]),
+         percent(run.get("high_confidence_right"))]
+        for run in runs
+    ]  # fmt: skip
+
+
+HISTORY_HEADER = ["run", "answer-hit", "citation-hit", "confident-wrong", "off-topic answered",
+                  "right at confidence >= 0.7"]  # fmt: skip
+
+
 def section(outcomes: list[Outcome], sizes: dict[str, tuple[int, int]], every: int,
             elapsed: float) -> str:  # fmt: skip
     """Returns the markdown: figures by source and by kind, reliability, off-topic."""
@@ -264,6 +311,12 @@ def section(outcomes: list[Outcome], sizes: dict[str, tuple[int, int]], every: i
             )
             + ".",
             "",
+            "Feature by feature (`--label`; the goals: answer-hit >= 70%, citation-hit >= "
+            "85%, confident-wrong <= 5%, off-topic answered <= 10%, right at confidence >= "
+            "0.7 >= 85%):",
+            "",
+            markdown_table(HISTORY_HEADER, history_rows()),
+            "",
             f"This run: {elapsed:.0f} s. Per question (id, status, answer, confidence, "
             "answer_hit, citation_hit): `bench/results/eval_answers.json`.",
             "",
@@ -282,6 +335,7 @@ def main() -> None:
     parser.add_argument("--reingest", action="store_true", help="empty --data-dir first")
     parser.add_argument("--database-url", default="", help="a server instead of the embedded one")
     parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    parser.add_argument("--label", help="add this run's figures to the history under LABEL")
     args = parser.parse_args()
     started = time.perf_counter()
     with (
@@ -300,6 +354,8 @@ def main() -> None:
              for o in outcomes
          ]},
     )  # fmt: skip
+    if args.label:
+        record(args.label, args.every, outcomes)
     text = section(outcomes, sizes, args.every, elapsed)
     print(text)
     write_section(args.output, TITLE, text)

@@ -8,10 +8,10 @@ units and the question in one batch), the share of the question's terms it holds
 it holds the kind of answer asked for (a count, an amount, a date, a version:
 app/answer/kinds.py). The best units are the answer, best first.
 
-When the best unit is not likely enough to answer, there is no answer rather than a wrong one:
-`confidence` estimates how likely the answer is to state what was asked (a logistic function of
-the best unit's similarity, coverage and kind, fitted on bench/data's questions), and under
-ANSWER_FLOOR the answer is empty.
+When the best unit is not close enough to the question, there is no answer rather than a wrong
+one (ANSWER_FLOOR). `confidence` estimates how likely the answer is to state what was asked: a
+logistic function of each claim's similarity, coverage and kind, fitted on bench/data's
+questions.
 """
 
 from __future__ import annotations
@@ -35,14 +35,14 @@ MAX_CLAIMS = 3
 
 SIMILARITY_WEIGHT = 1.0
 COVERAGE_WEIGHT = 0.5
-KIND_WEIGHT = 0.15
+KIND_WEIGHT = 0.2
 """A unit's worth: similarity to the question, plus these shares of its coverage of the
 question's terms and of holding (or lacking, subtracted) the kind of answer asked for."""
 
-RANK_BONUS = 0.03
-"""Added as RANK_BONUS / (1 + rank of the unit's chunk): a tie-breaker for the better chunk."""
+RANK_BONUS = 0.1
+"""Added as RANK_BONUS / (1 + rank of the unit's chunk): retrieval's order counts a little."""
 
-CLAIM_MARGIN = 0.12
+CLAIM_MARGIN = 0.2
 """A further claim is kept when its worth is within this of the best claim's."""
 
 REDUNDANT_JACCARD = 0.6
@@ -55,8 +55,12 @@ CONFIDENCE_KIND = 1.0
 """confidence = logistic(bias + these times the best unit's similarity, coverage and kind
 (+1 holds the asked kind, -1 lacks it, 0 none asked))."""
 
-ANSWER_FLOOR = 0.3
-"""Under this confidence the answer is empty: status no_answer."""
+ANSWER_FLOOR = 0.66
+FLOOR_COVERAGE = 0.25
+"""The best unit answers the question when its similarity plus FLOOR_COVERAGE times its
+coverage reaches ANSWER_FLOOR; otherwise the answer is empty (status no_answer). Fitted on
+bench/data: it keeps 9 in 10 answers to questions the documents answer and passes 4 of 47
+questions they do not (flat around it: 0.59 with 0.1, 0.61 with 0.15 do the same)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,10 @@ class ScoredUnit:
     parts: tuple[Span, ...]
     text: str
     words: frozenset[str]
+
+    @property
+    def answers(self) -> bool:
+        return self.similarity + FLOOR_COVERAGE * self.coverage >= ANSWER_FLOOR
 
     @property
     def confidence(self) -> float:
@@ -94,7 +102,7 @@ def synthesize(
     chunk id, then the earlier unit. No unit, or a best one under ANSWER_FLOOR, is no answer.
     """
     scored = score_units(query, ranked, context, embedder)
-    if not scored or scored[0].confidence < ANSWER_FLOOR:
+    if not scored or not scored[0].answers:
         return EMPTY_ANSWER
     best = scored[0]
     chosen = [best]

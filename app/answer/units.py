@@ -28,6 +28,9 @@ MAX_LIST_CHARS = 700
 MAX_HEADER_CHARS = 240
 """A row's column headers: at most this much of the lines above the table's first row."""
 
+MAX_LABEL_WORDS = 12
+"""A row's own label is short: a line of more words before its figures is prose."""
+
 LABEL_LOOKBACK = 3
 """A row of bare figures takes its label from one of the few lines before it."""
 
@@ -108,11 +111,13 @@ def line_spans(content: str) -> list[Span]:
 
 
 def is_row(line: str) -> bool:
-    """Whether a line is a table row: two or more figures, and more figures than words."""
+    """Whether a line is a table row: it ends in two or more figures (currency signs between
+    them), after at most MAX_LABEL_WORDS words of label."""
     cells = line.split()
-    figures = sum(bool(_NUMERIC_CELL.match(cell)) for cell in cells)
-    words = sum(not _NUMERIC_CELL.match(cell) and not _CURRENCY.match(cell) for cell in cells)
-    return figures >= 2 and figures > words
+    figures = 0
+    while cells and (_NUMERIC_CELL.match(cells[-1]) or _CURRENCY.match(cells[-1])):
+        figures += bool(_NUMERIC_CELL.match(cells.pop()))
+    return figures >= 2 and len(cells) <= MAX_LABEL_WORDS
 
 
 def _table_like(line: str) -> bool:

@@ -35,7 +35,7 @@ def questions() -> list[str]:
     offtopic = [
         json.loads(line)["question"] for line in (DATA / "offtopic.jsonl").read_text().splitlines()
     ]
-    return docs[::SAMPLE_EVERY] + offtopic[::SAMPLE_EVERY * 2]
+    return docs[::SAMPLE_EVERY] + offtopic[:: SAMPLE_EVERY * 2]
 
 
 def only_whitespace_and_markers_changed(quoted: str, shown: str) -> bool:

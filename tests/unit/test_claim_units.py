@@ -54,7 +54,10 @@ def test_a_sentence_cut_by_a_figure_is_joined_to_its_beginning() -> None:
     )
     assert shown(content) == [
         ("sentence", "Usually the inner loop becomes hot first."),
-        ("sentence", "For example, the first trace may be a cycle through the inner loop, {i2, i3}."),
+        (
+            "sentence",
+            "For example, the first trace may be a cycle through the inner loop, {i2, i3}.",
+        ),
         ("sentence", "The symbol marks the anchor."),
     ]
 
