@@ -57,11 +57,16 @@ _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
 _CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
 """A sentence that starts with a plain lower-case word continues one cut before it (a word
 such as `q()`, `iPhone` or `asn1_der_coding` may start a sentence of its own)."""
-_CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]?", re.I)
+_CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
 _BARE_MARK = re.compile(rf"[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)]")
 _NUMERIC_CELL = re.compile(r"^[$\u20ac\u00a3(]*[-\u2212+]?\d[\d,.]*[%)xX]?[KMBT]?\)?$")
+_OPTION = re.compile(r"^\s*-{1,2}[A-Za-z][\w-]*(?:[, ]+--?[A-Za-z][\w-]*)*(?:[ =]\S+)?\s{1,}\w")
+"""A command-line option and its description: "-s, --strict use strict DER decoding"."""
+_FUNCTION_WORDS = frozenset(
+    "the a an of in on at to for by with as that which this was were is are be and or from".split()  # noqa: SIM905
+)
 _CURRENCY = re.compile(r"^[$\u20ac\u00a3%]$")
 _WORD = re.compile(r"\w+")
 _LETTER = re.compile(r"[A-Za-z]")
@@ -110,25 +115,46 @@ def line_spans(content: str) -> list[Span]:
     return [(m.start(), m.end()) for m in _LINE.finditer(content) if m.group().strip()]
 
 
-def is_row(line: str) -> bool:
-    """Whether a line is a table row: it ends in two or more figures (currency signs between
-    them), after at most MAX_LABEL_WORDS words of label."""
+def row_kind(line: str) -> Literal["figures", "loose", "option"] | None:
+    """Returns how a line is a table row, None when it is not one: "figures" when it ends in
+    two or more figures (currency signs between them) after a short label; "loose" when it
+    holds two or more figures among a few words that are not prose (no sentence end, hardly
+    a function word), which counts only beside another row; "option" for a command-line
+    option and its description."""
+    if _OPTION.match(line):
+        return "option"
     cells = line.split()
     figures = 0
     while cells and (_NUMERIC_CELL.match(cells[-1]) or _CURRENCY.match(cells[-1])):
         figures += bool(_NUMERIC_CELL.match(cells.pop()))
-    return figures >= 2 and len(cells) <= MAX_LABEL_WORDS
+    if figures >= 2:
+        return "figures" if len(cells) <= MAX_LABEL_WORDS else None
+    words = [cell for cell in cells if not _NUMERIC_CELL.match(cell)]
+    figures += len(cells) - len(words)
+    loose = figures >= 2 and len(words) <= MAX_LABEL_WORDS and _table_like(line)
+    return "loose" if loose else None
 
 
 def _table_like(line: str) -> bool:
     stripped = line.strip()
-    return len(stripped) <= MAX_TABLE_LINE_CHARS and not re.search(r"[.!?:;]$", stripped)
+    prose = sum(word.lower() in _FUNCTION_WORDS for word in stripped.split())
+    return (
+        len(stripped) <= MAX_TABLE_LINE_CHARS
+        and prose <= 1
+        and not re.search(r"[.!?:;]$", stripped)
+    )
 
 
 def row_units(content: str) -> list[Unit]:
     """Returns a unit per table row of `content`: its header lines, its label, the row."""
     lines = line_spans(content)
-    rows = [i for i, (a, b) in enumerate(lines) if is_row(content[a:b])]
+    kinds = [row_kind(content[a:b]) for a, b in lines]
+    rows = [
+        i
+        for i, kind in enumerate(kinds)
+        if kind in ("figures", "option")
+        or (kind == "loose" and any(kinds[j] for j in (i - 1, i + 1) if 0 <= j < len(kinds)))
+    ]
     units = []
     for i in rows:
         label = _label_of(content, lines, i, rows)
@@ -139,7 +165,9 @@ def row_units(content: str) -> list[Unit]:
         first_label = _label_of(content, lines, first_row, rows)
         header_end = first_label if first_label is not None else first_row
         header: list[Span] = []
-        if header_end > block:
+        if kinds[i] == "option":
+            pass  # an option's description says all; the option above it is no header
+        elif header_end > block:
             start = lines[block][0]
             kept = [j for j in range(block, header_end) if lines[j][1] - start <= MAX_HEADER_CHARS]
             if kept:

@@ -104,3 +104,20 @@ def test_figures_the_question_names_are_not_an_answer() -> None:
     assert holds_kind("Total net sales $ 82,959", kinds, query)
     date = frozenset({Asked.DATE})
     assert holds_kind("Comments must be received by October 13, 2020.", date, "When?")
+
+
+def test_rows_of_figures_and_words_and_options_are_units() -> None:
+    table = (
+        "Table 1: EU Countries Information\n"
+        "Country Population (millions) Area (km2) Capital\n\n"
+        "Austria 8.9 83,879 Vienna\nFinland 5.5 338,424 Helsinki\n"
+    )
+    assert [text for _, text in shown(table)][-1] == (
+        "Table 1: EU Countries Information Country Population (millions) Area (km2) Capital "
+        "Finland 5.5 338,424 Helsinki"
+    )
+    options = "-b, --benchmark perform a benchmark\n-s, --strict use strict DER decoding"
+    assert shown(options) == [
+        ("row", "-b, --benchmark perform a benchmark"),
+        ("row", "-s, --strict use strict DER decoding"),
+    ]
