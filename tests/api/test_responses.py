@@ -41,7 +41,7 @@ def test_query_response_is_stored_without_the_query(
     assert stored.status_code == 200
     evidence = stored.json()
     assert evidence["response_id"] == response_id
-    for field in ("answer", "sources", "synthesis", "highlighted_sources"):
+    for field in ("answer", "sources", "citations", "synthesis", "highlighted_sources"):
         assert evidence[field] == body[field]
     assert evidence["chunk_ids"] == [chunk["chunk_id"] for chunk in body["chunks"]]
     assert evidence["expires_at"] > evidence["created_at"]
