@@ -155,14 +155,15 @@ def row_units(content: str) -> list[Unit]:
         if kind in ("figures", "option")
         or (kind == "loose" and any(kinds[j] for j in (i - 1, i + 1) if 0 <= j < len(kinds)))
     ]
+    is_row = set(rows)
     units = []
     for i in rows:
-        label = _label_of(content, lines, i, rows)
+        label = _label_of(content, lines, i, is_row)
         block = i
-        while block > 0 and (block - 1 in rows or _table_like(_text(content, lines[block - 1]))):
+        while block > 0 and (block - 1 in is_row or _table_like(_text(content, lines[block - 1]))):
             block -= 1
         first_row = next(r for r in rows if r >= block)
-        first_label = _label_of(content, lines, first_row, rows)
+        first_label = _label_of(content, lines, first_row, is_row)
         header_end = first_label if first_label is not None else first_row
         header: list[Span] = []
         if kinds[i] == "option":
@@ -185,7 +186,7 @@ def _text(content: str, span: Span) -> str:
     return content[span[0] : span[1]]
 
 
-def _label_of(content: str, lines: list[Span], i: int, rows: list[int]) -> int | None:
+def _label_of(content: str, lines: list[Span], i: int, rows: set[int]) -> int | None:
     """Returns the index of the line labelling row `i` when the row starts with a figure."""
     row = content[lines[i][0] : lines[i][1]].split()
     if _LETTER.search(row[0]) and not _NUMERIC_CELL.match(row[0]):
