@@ -71,9 +71,9 @@ def test_answers_cite_what_they_quote(ingested_docs: IngestedCorpus, question: s
     assert response.answer == answer.text
     if response.status != "ok":
         assert response.status in ("no_answer", "no_matches")
-        assert response.answer == "" and response.viewer_url is None
-        assert response.sources == response.citations == []
-        assert bool(response.chunks) == (response.status == "no_answer")
+        assert response.answer == "" and response.sources == response.citations == []
+        if response.status == "no_answer":
+            assert response.chunks and response.viewer_url is None
         return
     assert answer.claims
     numbers = [int(n) for n in MARKER.findall(response.answer)]
