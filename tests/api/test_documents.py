@@ -239,6 +239,10 @@ def test_health_ready_and_docs(client: TestClient) -> None:
     assert docs.status_code == 200
     assert "cdn" not in docs.text and "/docs-assets/swagger-ui-bundle.js" in docs.text
     assert client.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/redoc").status_code == 200
+    assert client.get("/docs-assets/redoc.standalone.js").status_code == 200
+    home = client.get("/", follow_redirects=False)
+    assert home.status_code == 307 and home.headers["location"] == "/docs"
 
 
 def test_uploads_leave_no_files(client: TestClient, runtime: Runtime, sample_pdf: bytes) -> None:
