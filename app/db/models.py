@@ -58,7 +58,8 @@ class Document(Base):
 
 
 class DocumentFile(Base):
-    """The PDF's bytes, kept apart so listing documents never loads them."""
+    """The PDF's bytes (decrypted, when it needed a password), kept apart so listing
+    documents never loads them."""
 
     __tablename__ = "document_files"
 

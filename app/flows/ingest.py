@@ -44,7 +44,7 @@ from app.flows.ingest_stages import (
 from app.flows.runtime import Runtime
 from app.jobs.queue import defer_ingestion
 from app.pdf.limits import Deadline, IngestLimits, check_page_count
-from app.pdf.reader import open_pdf, page_count
+from app.pdf.reader import decrypted_copy, open_pdf, page_count
 from app.pdf.spill import box_spill
 from app.pdf.uploads import spooled_upload
 
@@ -184,6 +184,7 @@ def ingest_pdf(
     with box_spill(scratch) as spill:
         with timings.measure("extract"), opened(pdf, path, meta.password) as opened_pdf:
             extracted = read_pdf(opened_pdf, limits=limits, deadline=deadline, spill=spill)
+            decrypted = decrypted_copy(opened_pdf)
         batches = page_batches(
             extracted,
             spill,
@@ -202,6 +203,7 @@ def ingest_pdf(
                 extracted=extracted,
                 batches=batches,
                 timings=timings,
+                decrypted=decrypted,
             )
         except IntegrityError:
             # The same bytes were stored concurrently in this collection: theirs stands.
@@ -234,12 +236,19 @@ def store_document(
     extracted: ExtractedDocument[PageLines],
     batches: Iterable[PageBatch],
     timings: StageTimings,
+    decrypted: bytes | None = None,
 ) -> Document:
-    """Returns the document after writing it, its file, and then, batch by batch, its pages,
-    chunks and annotations, all in one transaction."""
+    """Returns the document after writing it, its file (`decrypted`, when the PDF needed a
+    password), and then, batch by batch, its pages, chunks and annotations, all in one
+    transaction."""
     with sessions.begin() as session:
         document = new_document(
-            path, meta, sha256=sha256, page_count=len(extracted.pages), status="ready"
+            path,
+            meta,
+            sha256=sha256,
+            page_count=len(extracted.pages),
+            status="ready",
+            content=decrypted,
         )
         session.add(document)
         session.flush()

@@ -197,9 +197,16 @@ def embed_drafts(
 
 
 def new_document(
-    path: Path, meta: DocumentMeta, *, sha256: str, page_count: int, status: str
+    path: Path,
+    meta: DocumentMeta,
+    *,
+    sha256: str,
+    page_count: int,
+    status: str,
+    content: bytes | None = None,
 ) -> Document:
-    """Returns the document row for the file at `path`, its bytes attached, not yet added."""
+    """Returns the document row for the file at `path`, its bytes (or `content`, the file
+    decrypted) attached, not yet added."""
     document = Document(
         sha256=sha256,
         filename=meta.filename,
@@ -215,7 +222,7 @@ def new_document(
         toc=[],
         status=status,
     )
-    document.file = DocumentFile(content=path.read_bytes())
+    document.file = DocumentFile(content=path.read_bytes() if content is None else content)
     return document
 
 

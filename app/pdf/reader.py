@@ -117,6 +117,18 @@ def _unlock(doc: pymupdf.Document, password: str | None) -> None:
         raise EncryptedPdf("the PDF is encrypted and the password given is wrong")
 
 
+def decrypted_copy(doc: pymupdf.Document) -> bytes | None:
+    """Returns the unlocked PDF saved without its encryption when it needed a password, else
+    None. Its text is stored in the clear anyway; this copy lets its pages be rendered and
+    annotated later without the password, which is never kept."""
+    if not doc.needs_pass:
+        return None
+    try:
+        return bytes(doc.tobytes())  # type: ignore[no-untyped-call]
+    except _MUPDF_ERRORS as exc:
+        raise CorruptPdf(f"the PDF cannot be saved decrypted: {exc}") from exc
+
+
 def page_count(doc: pymupdf.Document) -> int:
     try:
         return int(doc.page_count)
