@@ -52,6 +52,11 @@ class InvalidUpload(CitelockError):
     code = "invalid_upload"
     title = "Invalid upload"
 
+    def name_file(self, filename: str) -> None:
+        """Opens the detail with the uploader's file name, the one name of it they know."""
+        self.detail = f"{filename}: {self.detail}"
+        self.args = (self.detail,)
+
 
 class EmptyFile(InvalidUpload):
     code = "empty_file"

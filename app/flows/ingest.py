@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
-from app.core.errors import JobNotFound
+from app.core.errors import InvalidUpload, JobNotFound
 from app.core.metrics import record_ingestion
 from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines
 from app.db.chunks import store_batch
@@ -82,12 +82,17 @@ class Queued:
 def ingest_upload(
     stream: BinaryIO, meta: DocumentMeta, *, runtime: Runtime
 ) -> IngestResult | Queued:
-    """Returns what became of an uploaded stream, spooled to the data folder first."""
+    """Returns what became of an uploaded stream, spooled to the data folder first; a refusal
+    names the uploader's file name."""
     settings = runtime.settings
-    with spooled_upload(
-        stream, directory=settings.uploads_dir, max_bytes=settings.max_upload_bytes
-    ) as path:
-        return ingest_document(path, meta, runtime=runtime)
+    try:
+        with spooled_upload(
+            stream, directory=settings.uploads_dir, max_bytes=settings.max_upload_bytes
+        ) as path:
+            return ingest_document(path, meta, runtime=runtime)
+    except InvalidUpload as refused:
+        refused.name_file(meta.filename)
+        raise
 
 
 def runs_in_background(pages: int, meta: DocumentMeta, settings: Settings) -> bool:

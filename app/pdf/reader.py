@@ -91,7 +91,8 @@ def _open(head: bytes, source: Path | bytes, password: str | None) -> pymupdf.Do
     try:
         doc = _load(source)
     except _MUPDF_ERRORS as exc:
-        raise CorruptPdf(f"the PDF cannot be read: {exc}") from exc
+        # MuPDF's message names the file's path on the server: it stays in the traceback only.
+        raise CorruptPdf("the file cannot be read as a PDF, even after repair") from exc
     try:
         _unlock(doc, password)
         if page_count(doc) == 0:

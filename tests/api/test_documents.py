@@ -164,6 +164,22 @@ def test_upload_bad_pdf_is_refused_leaving_nothing(
     assert not any((runtime.settings.citelock_data_dir / "uploads").glob("*"))
 
 
+def test_refused_upload_names_the_users_file_never_a_server_path(
+    client: TestClient, runtime: Runtime
+) -> None:
+    refused = 0
+    for path in sorted(corpus_path("bad").iterdir()):
+        name = f"my {path.name}"
+        response = upload(client, path.read_bytes(), name=name)
+        if response.status_code < 400:
+            continue
+        refused += 1
+        detail = response.json()["detail"]
+        assert detail.startswith(f"{name}: "), detail
+        assert "/" not in detail and "upload-" not in detail, detail
+    assert refused >= len(BAD_FILES)
+
+
 @pytest.mark.parametrize(
     "name", ["enc_owner-only_test-2333.pdf", "rebuildxref_error_notrailer.pdf"]
 )
