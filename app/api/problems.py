@@ -17,7 +17,7 @@ from starlette.routing import Match
 
 from app.api.middleware.request_id import current_request_id
 from app.core import metrics
-from app.core.errors import CitelockError, DatabaseUnavailable
+from app.core.errors import CitelockError, DatabaseUnavailable, InvalidQuery, InvalidRequest
 
 logger = logging.getLogger(__name__)
 
@@ -75,9 +75,9 @@ def problem(
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
-def validation_code(request: Request) -> str:
-    """Returns the contract's code for a malformed request to this route."""
-    return "invalid_query" if request.url.path.startswith("/api/v1/query") else "invalid_request"
+def invalid_input(request: Request) -> type[InvalidRequest]:
+    """Returns the contract's error for a malformed request to this route."""
+    return InvalidQuery if request.url.path.startswith("/api/v1/query") else InvalidRequest
 
 
 async def handle_citelock_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -94,7 +94,8 @@ async def handle_validation_error(request: Request, exc: Exception) -> JSONRespo
         for error in exc.errors()
     ]
     detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
-    return problem(422, validation_code(request), detail, errors=errors)
+    error = invalid_input(request)
+    return problem(422, error.code, detail, title=error.title, errors=errors)
 
 
 async def handle_http_exception(request: Request, exc: Exception) -> JSONResponse:
@@ -102,7 +103,8 @@ async def handle_http_exception(request: Request, exc: Exception) -> JSONRespons
     if exc.status_code == 400:
         # FastAPI's only 400 is a body it could not parse (not UTF-8, broken JSON or
         # multipart): bad input, which the contract answers with 422 and the route's code.
-        return problem(422, validation_code(request), str(exc.detail))
+        error = invalid_input(request)
+        return problem(422, error.code, str(exc.detail), title=error.title)
     code = HTTP_STATUS_CODES.get(exc.status_code, "http_error")
     headers = dict(exc.headers or {})
     if exc.status_code == 405:

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    model_validator,
+)
 
 from app.db.annotations import StoredAnnotation
 from app.db.models import Chunk, Document
@@ -122,6 +130,16 @@ class QueryFilters(BaseModel):
     page_start: PageNumber | None = None
     page_end: PageNumber | None = None
     is_my_copy: StrictBool | None = None
+
+    @model_validator(mode="after")
+    def pages_in_order(self) -> Self:
+        if (
+            self.page_start is not None
+            and self.page_end is not None
+            and self.page_start > self.page_end
+        ):
+            raise ValueError(f"page_start ({self.page_start}) is after page_end ({self.page_end})")
+        return self
 
 
 class SelectedText(BaseModel):

@@ -18,6 +18,7 @@ CitelockError
  |    +-- ResponseNotFound     404 response_not_found
  |    +-- JobNotFound          404 job_not_found
  +-- InvalidRequest           422 invalid_request
+ |    +-- InvalidQuery         422 invalid_query
  |    +-- InvalidSelection     422 invalid_selection
  |    +-- TextNotFound         422 text_not_found
  +-- Unauthorized             401 unauthorized
@@ -147,6 +148,11 @@ class InvalidRequest(CitelockError):
     status = 422
     code = "invalid_request"
     title = "Invalid request"
+
+
+class InvalidQuery(InvalidRequest):
+    code = "invalid_query"
+    title = "Invalid query"
 
 
 class InvalidSelection(InvalidRequest):
