@@ -177,7 +177,10 @@ def answer_query(
     hits = [chunk_hit(chunk, params) for chunk in bundle.chunks]
     timings = dict(bundle.timings_ms)
     started = time.perf_counter()
-    answer, synthesis = write_answer(request.query, bundle.chunks, bundle.context.chunks, settings)
+    # In selection mode the reader asks about the selection, which opens the context: it
+    # ranks first for the answer, before the chunks around it.
+    ranked = [*bundle.context.chunks[:1], *bundle.chunks] if bundle.selection else bundle.chunks
+    answer, synthesis = write_answer(request.query, ranked, bundle.context.chunks, settings)
     timings["answer"] = elapsed_ms(started)
     highlighted: list[HighlightedSource] | None = None
     if settings.enable_highlights:

@@ -191,9 +191,10 @@ def retrieve_in_selection(
         page_end=match.end_page,
         exclude_flags=params.filters.exclude_flags,
     )
-    ranking = rank_chunks(
-        query, replace(params, filters=filters, exact=True), session=session, embedder=embedder
-    )
+    # The selection's pages, not the question's similarity, make these chunks relevant: a
+    # question such as "what does this mean?" resembles no passage, yet wants those around it.
+    around_selection = replace(params, filters=filters, exact=True, min_similarity=-1.0)
+    ranking = rank_chunks(query, around_selection, session=session, embedder=embedder)
     started = time.perf_counter()
     chunks = [
         clipped
