@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from http import HTTPStatus
@@ -10,7 +11,9 @@ from typing import Any
 import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
+from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
@@ -22,6 +25,11 @@ from app.core.errors import CitelockError, DatabaseUnavailable, InvalidQuery, In
 logger = logging.getLogger(__name__)
 
 PROBLEM_JSON = "application/problem+json"
+EMPTY_HEADERS = {"content-length", "content-type"}
+"""Headers of the JSON problem that its HTML page does not share."""
+PROBLEM_PAGE = Environment(
+    loader=PackageLoader("app.api", "templates"), autoescape=True, undefined=StrictUndefined
+).get_template("problem.html")
 
 
 class Problem(BaseModel):
@@ -80,14 +88,27 @@ def invalid_input(request: Request) -> type[InvalidRequest]:
     return InvalidQuery if request.url.path.startswith("/api/v1/query") else InvalidRequest
 
 
-async def handle_citelock_error(_request: Request, exc: Exception) -> JSONResponse:
+def for_browser(request: Request, response: JSONResponse) -> Response:
+    """Returns the problem as an HTML page when a browser opens a page route (the viewer),
+    else as it is: a reader who follows an expired link should read why, not JSON."""
+    route = request.scope.get("route")
+    serves_html = isinstance(route, APIRoute) and route.response_class is HTMLResponse
+    if not serves_html or "text/html" not in request.headers.get("accept", ""):
+        return response
+    body = json.loads(bytes(response.body))
+    page = PROBLEM_PAGE.render(title=body["title"], detail=body["detail"], status=body["status"])
+    headers = {k: v for k, v in response.headers.items() if k.lower() not in EMPTY_HEADERS}
+    return HTMLResponse(page, status_code=response.status_code, headers=headers)
+
+
+async def handle_citelock_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, CitelockError)
     response = problem(exc.status, exc.code, exc.detail, title=exc.title)
     response.headers.update(exc.headers)
-    return response
+    return for_browser(request, response)
 
 
-async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
+async def handle_validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     errors = [
         {"loc": list(error["loc"]), "msg": error["msg"], "type": error["type"]}
@@ -95,7 +116,7 @@ async def handle_validation_error(request: Request, exc: Exception) -> JSONRespo
     ]
     detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
     error = invalid_input(request)
-    return problem(422, error.code, detail, title=error.title, errors=errors)
+    return for_browser(request, problem(422, error.code, detail, title=error.title, errors=errors))
 
 
 async def handle_http_exception(request: Request, exc: Exception) -> JSONResponse:
@@ -126,7 +147,7 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
-async def handle_database_down(request: Request, exc: Exception) -> JSONResponse:
+async def handle_database_down(request: Request, exc: Exception) -> Response:
     # The pool could not reach PostgreSQL (stopped, restarting, failing over): a 503 tells a
     # client that the same request may succeed in a moment, which a 500 would not.
     return await handle_citelock_error(request, DatabaseUnavailable("the database does not answer"))

@@ -202,7 +202,8 @@ def answer_query(
         ttl_seconds=settings.response_ttl_seconds,
     )
     timings["store"] = elapsed_ms(started)
-    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if settings.enable_highlights else None
+    # A viewer with no cited line would show a blank page: there is none to link to.
+    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if highlighted else None
     return QueryResponse(
         answer=answer.text,
         sources=answer.sources,

@@ -47,6 +47,11 @@ def test_viewer_in_a_browser(
         page.screenshot(path=ARTIFACTS / f"viewer-{case}.png", full_page=True)
         page.locator("nav a").first.click()
         assert page.url.endswith("#page-1")
+        # A quote's link jumps to its first marked line, which then stands in view.
+        page.locator("blockquote mark a").last.click()
+        anchor = page.url.rsplit("#", 1)[1]
+        assert anchor.startswith("mark-")
+        assert page.evaluate(IN_VIEW, anchor)
         browser.close()
     assert problems == []
     # Each mark sits where a cited line's rectangle, in points scaled to the image, says.
@@ -65,3 +70,9 @@ MARK_RECTS = """scale => Array.from(document.querySelectorAll('.line-mark')).map
         .map(pixels => pixels * points);
 })"""
 """Each mark's rectangle on its page image, in PDF points (the image is `scale` px a point)."""
+
+IN_VIEW = """id => {
+    const box = document.getElementById(id).getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= window.innerHeight;
+}"""
+"""Whether the element with this id lies inside the viewport."""

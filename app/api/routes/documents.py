@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
@@ -99,8 +100,11 @@ def page_png(
     return Response(render_page_png(pdf, page_number, scale), media_type="image/png")
 
 
+ANNOTATED_PDF = "/{document_id}/annotated.pdf"
+
+
 @router.get(
-    "/{document_id}/annotated.pdf",
+    ANNOTATED_PDF,
     response_class=Response,
     responses={200: {"content": {"application/pdf": {}}}},
 )
@@ -108,4 +112,16 @@ def annotated_document(
     document_id: uuid.UUID, response_id: uuid.UUID, session: SessionDep
 ) -> Response:
     pdf = annotated_pdf(session=session, document_id=document_id, response_id=response_id)
-    return Response(pdf, media_type="application/pdf")
+    disposition = {"Content-Disposition": content_disposition(pdf.filename)}
+    return Response(pdf.content, media_type="application/pdf", headers=disposition)
+
+
+# A browser or a download manager asks HEAD first; the answer is GET's, without the body.
+router.add_api_route(ANNOTATED_PDF, annotated_document, methods=["HEAD"], include_in_schema=False)
+
+
+def content_disposition(filename: str) -> str:
+    """Returns an inline Content-Disposition naming `filename` (RFC 6266): ASCII for old
+    clients, UTF-8 for the rest."""
+    ascii_name = filename.encode("ascii", "replace").decode().replace('"', "'")
+    return f"inline; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename)}"
