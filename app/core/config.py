@@ -89,7 +89,8 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr = SecretStr("")
     llm_timeout: float = Field(default=30.0, gt=0, le=600)
     log_level: str = "INFO"
-    log_format: Literal["json", "text"] = "json"
+    log_format: Literal["auto", "json", "text"] = "auto"
+    """`auto`: readable text lines when stderr is a terminal, JSON lines otherwise."""
 
     api_keys: SecretStr = Field(
         default=SecretStr(""),
