@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.logs import text_on_terminal
 from tests.cli.conftest import free_port
 
 REPOSITORY = Path(__file__).resolve().parents[2]
@@ -90,12 +91,27 @@ def test_at_a_terminal_the_start_is_a_few_readable_lines(
     assert len(lines) <= 4, lines
 
 
-@pytest.mark.parametrize("env", [{}, {"LOG_FORMAT": "json"}])
-def test_elsewhere_or_when_asked_the_lines_are_json(
-    serve_database: str, tmp_path: Path, env: dict[str, str]
-) -> None:
-    terminal = bool(env)
-    lines = serve_until_listening(serve_database, tmp_path, terminal=terminal, **env)
+def test_elsewhere_the_lines_are_json(serve_database: str, tmp_path: Path) -> None:
+    lines = serve_until_listening(serve_database, tmp_path, terminal=False)
     records = [json.loads(line) for line in lines]
     assert not any(r["logger"].startswith("alembic") for r in records), records
     assert [r["logger"] for r in records][-1] == "citelock"
+
+
+@pytest.mark.parametrize(
+    ("log_format", "on_terminal", "written"),
+    [
+        ("auto", True, "text"),
+        ("auto", False, "json"),
+        ("json", True, "json"),
+        ("text", False, "text"),
+    ],
+)
+def test_the_format_follows_the_terminal_unless_one_is_asked_for(
+    monkeypatch: pytest.MonkeyPatch, log_format: str, on_terminal: bool, written: str
+) -> None:
+    reader, writer = pty.openpty() if on_terminal else os.pipe()
+    with os.fdopen(writer, "w") as stderr:
+        monkeypatch.setattr(sys, "stderr", stderr)
+        assert text_on_terminal(log_format) == written
+    os.close(reader)
