@@ -55,7 +55,7 @@ from bench.evalkit import (
     write_results,
 )
 from bench.evalkit import Question as Answerable
-from bench.report import machine_summary, write_section
+from bench.kit import machine_summary, write_section
 
 TITLE = "Answer quality"
 TOP_K = 5

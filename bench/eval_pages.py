@@ -63,9 +63,8 @@ from bench.evalkit import (
     mrr,
     write_results,
 )
+from bench.kit import machine_summary, timed, write_section
 from bench.peer import WARM_UP_TEXTS, ModelEmbeddings
-from bench.query import timed
-from bench.report import machine_summary, write_section
 
 TITLE = "Page hit@k beside the peer"
 TOP_K = 10
