@@ -23,7 +23,7 @@ from app.contract.schemas import (
     SelectionScope,
     SynthesisUsed,
 )
-from app.core.chunks import Passage
+from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
 from app.db.responses import store_response
 from app.embedding.embedder import Embedder
@@ -36,7 +36,6 @@ from app.retrieval.pipeline import (
     retrieve_context,
 )
 from app.retrieval.rerank import AnnotationSignal
-from app.retrieval.search import Candidate
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
 
@@ -132,7 +131,7 @@ def chunk_hit(chunk: Candidate, params: RetrievalParams) -> ChunkHit:
 
 
 def write_answer(
-    query: str, ranked: Sequence[Passage], context: Sequence[Passage], settings: Settings
+    query: str, ranked: Sequence[Candidate], context: Sequence[Candidate], settings: Settings
 ) -> tuple[Answer, SynthesisUsed]:
     """Returns the answer as SYNTHESIS asks, and how it was written.
 

@@ -1,11 +1,11 @@
-"""The API docs in a real browser (tests/browser.py): Swagger UI at /docs and ReDoc at /redoc
-render FastAPI's OpenAPI 3.1 and list the operations, with nothing fetched from elsewhere."""
+"""The API docs in a real browser (tests/helpers/browser.py): Swagger UI at /docs and ReDoc
+at /redoc render FastAPI's OpenAPI 3.1 and list the operations, fetching nothing elsewhere."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.browser import ARTIFACTS, playwright_api
+from tests.helpers.browser import ARTIFACTS, playwright_api
 
 OPERATIONS = ("/api/v1/query", "/api/v1/documents", "/api/v1/viewer")
 

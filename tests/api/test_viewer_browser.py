@@ -1,4 +1,4 @@
-"""The viewer in a real browser (tests/browser.py). A screenshot of each viewer page is kept
+"""The viewer in a real browser (tests/helpers/browser.py). A screenshot of each viewer page is kept
 in test-artifacts/."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import httpx
 import pytest
 
 from app.api.viewer import PAGE_SCALE
-from tests.browser import ARTIFACTS, playwright_api
-from tests.shared_corpus import corpus_path
+from tests.helpers.browser import ARTIFACTS, playwright_api
+from tests.helpers.corpus import corpus_path
 
 CASES = {
     "sample": (None, "how does a tracing compiler speed up hot loops"),

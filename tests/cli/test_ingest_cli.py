@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from app.cli import app
 from app.core.config import get_settings
-from tests.cli.conftest import make_text_pdf
+from tests.helpers.pdfs import make_text_pdf
 
 runner = CliRunner()
 

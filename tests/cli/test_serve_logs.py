@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app.core.logs import text_on_terminal
-from tests.cli.conftest import free_port
+from tests.helpers.service import free_port
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 START_TIMEOUT_S = 120.0
@@ -77,7 +77,7 @@ def serve_until_listening(
 
 @pytest.fixture
 def serve_database(server_url: str) -> str:
-    from tests.conftest import fresh_database
+    from tests.helpers.database import fresh_database
 
     return fresh_database(server_url, "citelock_serve_logs")
 

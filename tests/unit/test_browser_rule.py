@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser import chromium_path
+from tests.helpers.browser import chromium_path
 
 
 def test_without_chromium_a_browser_test_skips(monkeypatch: pytest.MonkeyPatch) -> None:

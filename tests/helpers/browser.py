@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,12 +19,11 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-import uvicorn
 
 from app.flows.runtime import Runtime
-from app.main import create_app
+from tests.helpers.service import serve
 
-ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 START_TIMEOUT_S = 60.0
 """How long the server or the browser may take to come up before the test gives up."""
 
@@ -68,18 +65,11 @@ def wait_for(ready: Any, what: str) -> Any:
 @contextmanager
 def served(runtime: Runtime) -> Iterator[str]:
     """Yields the base URL of the service on 127.0.0.1, served by uvicorn in a thread."""
-    listener = socket.create_server(("127.0.0.1", 0))
-    app = create_app(runtime.settings, runtime=runtime)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
+    service, url = serve(runtime)
     try:
-        wait_for(lambda: server.started, "uvicorn")
-        yield f"http://127.0.0.1:{listener.getsockname()[1]}"
+        yield url
     finally:
-        server.should_exit = True
-        thread.join()
-        listener.close()
+        service.stop()
 
 
 @contextmanager
