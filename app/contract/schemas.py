@@ -93,6 +93,9 @@ class ChunkBase(BaseModel):
 
     chunk_id: uuid.UUID
     content: str
+    context_header: str
+    """Whose the chunk is and where it stands (title, a filing's form and period, chapter and
+    section): embedded and keyword-indexed with `content`, never part of it."""
     page_start: int
     page_end: int
     chapter: str | None

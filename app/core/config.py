@@ -11,6 +11,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.core.access import ApiKey, parse_api_keys
+from app.core.chunks import STRUCTURE_FLAGS
 
 
 class EmbeddingBackend(StrEnum):
@@ -51,13 +52,16 @@ class Settings(BaseSettings):
 
     # Chosen by measurement (docs/benchmarks.md, "Search mode on docugami SEC 10-Q"): hybrid
     # found no question that vector missed, and costs more per query.
-    search_mode: Literal["hybrid", "vector"] = "vector"
+    search_mode: Literal["hybrid", "vector"] = "hybrid"
     search_overfetch: int = Field(default=4, ge=1, le=50)
-    min_similarity: float = Field(default=0.3, ge=-1.0, le=1.0)
+    min_similarity: float = Field(default=0.4, ge=-1.0, le=1.0)
+    min_similarity_named: float = Field(default=0.3, ge=-1.0, le=1.0)
     context_token_budget: int = Field(default=4000, ge=100)
     filter_references: bool = True
     filter_furniture: bool = True
     filter_ocr_noise: bool = True
+    filter_structure: bool = True
+    """Leave out tables of contents, back-of-book indexes and lists of figures."""
     use_annotations: bool = True
     annotation_alpha: float = Field(default=0.02, ge=0.0, le=1.0)
     annotation_cap: int = Field(default=5, ge=0, le=100)
@@ -173,6 +177,7 @@ class Settings(BaseSettings):
             "references": self.filter_references,
             "furniture": self.filter_furniture,
             "ocr_noise": self.filter_ocr_noise,
+            **dict.fromkeys(STRUCTURE_FLAGS, self.filter_structure),
         }
         return tuple(flag for flag, excluded in switches.items() if excluded)
 

@@ -33,6 +33,7 @@ from app.flows.ingest_stages import (
     DocumentMeta,
     StageTimings,
     chunking_params,
+    document_name,
     file_sha256,
     find_document,
     finish_document,
@@ -190,12 +191,14 @@ def ingest_pdf(
         with timings.measure("extract"), opened(pdf, path, meta.password) as opened_pdf:
             extracted = read_pdf(opened_pdf, limits=limits, deadline=deadline, spill=spill)
             decrypted = decrypted_copy(opened_pdf)
+        name = document_name(extracted, meta.filename, meta.title)
         batches = page_batches(
             extracted,
             spill,
             chunking=chunking,
             embedder=embedder,
             batch_pages=batch_pages,
+            label=name.label,
             deadline=deadline,
             timings=timings,
         )
@@ -207,6 +210,7 @@ def ingest_pdf(
                 sha256=sha256,
                 extracted=extracted,
                 batches=batches,
+                title=name.title,
                 timings=timings,
                 decrypted=decrypted,
             )
@@ -240,6 +244,7 @@ def store_document(
     sha256: str,
     extracted: ExtractedDocument[PageLines],
     batches: Iterable[PageBatch],
+    title: str,
     timings: StageTimings,
     decrypted: bytes | None = None,
 ) -> Document:
@@ -268,7 +273,7 @@ def store_document(
             session,
             document,
             extracted,
-            given_title=meta.title,
+            title=title,
             chunk_count=chunk_count,
             marks=marks,
         )

@@ -27,6 +27,7 @@ from app.db.chunks import store_batch
 from app.db.models import Chunk, Document, DocumentFile, IngestJob, Page
 from app.flows.ingest_stages import (
     chunking_params,
+    document_name,
     finish_document,
     ingest_limits,
     page_batches,
@@ -158,6 +159,12 @@ def ingest_queued_document(
     sessions = runtime.sessions
     marks: list[Mark] = []
     chunk_count = 0
+    with sessions() as session:
+        queued = session.get(Document, document_id)
+        assert queued is not None
+        # The uploader's title, if any, is the one it was queued with; else the file's stem.
+        filename = queued.filename
+        given = queued.title if queued.title != Path(filename).stem else None
     with box_spill(runtime.settings.uploads_dir) as spill:
         extracted = read_stored_pdf(
             sessions,
@@ -166,12 +173,14 @@ def ingest_queued_document(
             limits=ingest_limits(runtime.settings),
             spill=spill,
         )
+        name = document_name(extracted, filename, given)
         for batch in page_batches(
             extracted,
             spill,
             chunking=chunking_params(runtime.settings, runtime.count_tokens),
             embedder=runtime.embedder,
             batch_pages=runtime.settings.ingest_batch_pages,
+            label=name.label,
         ):
             store_progress(sessions, job_id, document_id, batch)
             marks += batch.marks
@@ -182,13 +191,11 @@ def ingest_queued_document(
         document = session.get(Document, document_id)
         job = session.get(IngestJob, job_id)
         assert document is not None and job is not None
-        # The uploader's title, if any, is the one it was queued with; else the file's stem.
-        given = document.title if document.title != Path(document.filename).stem else None
         finish_document(
             session,
             document,
             extracted,
-            given_title=given,
+            title=name.title,
             chunk_count=chunk_count,
             marks=marks,
         )

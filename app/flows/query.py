@@ -69,6 +69,7 @@ def retrieval_params(request: QueryRequest, settings: Settings) -> RetrievalPara
         mode=request.search or settings.search_mode,
         filters=search_filters(request.filters, settings),
         min_similarity=settings.min_similarity,
+        min_similarity_named=settings.min_similarity_named,
         token_budget=settings.context_token_budget,
         annotations=annotation_signal(request.use_annotations, settings),
     )
@@ -118,6 +119,7 @@ def chunk_hit(chunk: Candidate, params: RetrievalParams) -> ChunkHit:
         document_id=chunk.document_id,
         document_name=chunk.document_filename,
         content=chunk.content,
+        context_header=chunk.context_header,
         page_start=chunk.page_start,
         page_end=chunk.page_end,
         chapter=chunk.chapter,
