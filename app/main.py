@@ -15,7 +15,7 @@ from app.api.middleware.body_limit import BodyLimitMiddleware
 from app.api.middleware.observability import ObservabilityMiddleware
 from app.api.middleware.observability import router as metrics_router
 from app.api.middleware.request_id import RequestIdMiddleware
-from app.api.problems import register_problem_handlers
+from app.api.problems import UnhandledErrorMiddleware, register_problem_handlers
 from app.api.router import api_router
 from app.api.routes import health
 from app.core.config import Settings, get_settings
@@ -47,6 +47,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             if settings.runs_in_process_worker
             else None
         )
+        app.state.worker = worker
         try:
             yield
         finally:
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     )
     mount_docs(app)
     register_problem_handlers(app)
+    app.add_middleware(UnhandledErrorMiddleware)
     app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
     app.add_middleware(ObservabilityMiddleware)
     app.add_middleware(RequestIdMiddleware)

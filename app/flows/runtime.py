@@ -53,24 +53,34 @@ class Runtime:
 
 
 def open_runtime(settings: Settings) -> Runtime:
-    """Returns a ready runtime: the database reachable and migrated, the model loaded once."""
+    """Returns a ready runtime: the database reachable and migrated, the model loaded once.
+
+    An embedded server started here is stopped again when a later step fails, so no exit
+    path leaves it running.
+    """
     server = None
     database_url = settings.database_url
     if not database_url:
         server = start_embedded_postgres(settings.citelock_data_dir)
         database_url = embedded_database_url(server)
-    engine = make_engine(database_url, pool_size=settings.db_pool_size)
-    configure_connections(engine)
-    if settings.migrate_on_start:
-        upgrade_database(engine)
-    embedder = load_embedder(settings)
-    check_embedding_dimension(engine, embedder.dim)
+    try:
+        engine = make_engine(database_url, pool_size=settings.db_pool_size)
+        configure_connections(engine)
+        if settings.migrate_on_start:
+            upgrade_database(engine)
+        embedder = load_embedder(settings)
+        check_embedding_dimension(engine, embedder.dim)
+        count_tokens = load_token_counter(settings)
+    except BaseException:
+        if server is not None:
+            server.cleanup()
+        raise
     return Runtime(
         settings=settings,
         engine=engine,
         sessions=make_sessionmaker(engine),
         embedder=embedder,
-        count_tokens=load_token_counter(settings),
+        count_tokens=count_tokens,
         embedded_server=server,
     )
 
