@@ -11,10 +11,12 @@ from fastapi.routing import APIRoute
 
 from app import __version__
 from app.api.docs import mount_docs
+from app.api.middleware.auth import ApiKeyMiddleware
 from app.api.middleware.body_limit import BodyLimitMiddleware
 from app.api.middleware.observability import ObservabilityMiddleware
 from app.api.middleware.observability import router as metrics_router
 from app.api.middleware.request_id import RequestIdMiddleware
+from app.api.middleware.security_headers import SecurityHeadersMiddleware
 from app.api.problems import UnhandledErrorMiddleware, register_problem_handlers
 from app.api.router import api_router
 from app.api.routes import health
@@ -67,9 +69,11 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     mount_docs(app)
     register_problem_handlers(app)
     app.add_middleware(UnhandledErrorMiddleware)
-    app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
+    app.add_middleware(BodyLimitMiddleware, settings=settings)
+    app.add_middleware(ApiKeyMiddleware, settings=settings)
     app.add_middleware(ObservabilityMiddleware)
     app.add_middleware(RequestIdMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
     if settings.cors_origin_list:
         app.add_middleware(
             CORSMiddleware,

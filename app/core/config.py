@@ -98,6 +98,13 @@ class Settings(BaseSettings):
     cors_origins: str = Field(
         default="", description="Comma-separated origins allowed to call the API from a browser."
     )
+    link_secret: SecretStr = Field(
+        default=SecretStr(""),
+        description="HMAC secret of signed links; empty: derived from API_KEYS.",
+    )
+    link_ttl_seconds: int = Field(default=24 * 3600, ge=1, le=366 * 24 * 3600)
+    max_json_bytes: int = Field(default=256 * 1024, ge=1024)
+    request_body_timeout_seconds: float = Field(default=300.0, gt=0)
 
     @field_validator("database_url")
     @classmethod

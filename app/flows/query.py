@@ -25,6 +25,7 @@ from app.contract.schemas import (
 )
 from app.core.chunks import Passage
 from app.core.config import Settings, Synthesis
+from app.core.links import response_scope, token_query
 from app.db.responses import store_response
 from app.embedding.embedder import Embedder
 from app.retrieval.assemble import similarity
@@ -199,7 +200,12 @@ def answer_query(
         ttl_seconds=settings.response_ttl_seconds,
     )
     timings["store"] = elapsed_ms(started)
-    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if settings.enable_highlights else None
+    viewer_url = (
+        f"{VIEWER_PATH}?response_id={response_id}"
+        + token_query(settings, response_scope(response_id))
+        if settings.enable_highlights
+        else None
+    )
     return QueryResponse(
         answer=answer.text,
         sources=answer.sources,

@@ -21,7 +21,7 @@ from app.contract.schemas import (
 )
 from app.db import documents
 from app.flows.ingest import DocumentMeta, Queued, ingest_upload
-from app.flows.responses import annotated_pdf
+from app.flows.responses import annotated_pdf, cited_pages
 from app.pdf.reader import render_page_png
 from app.pdf.uploads import display_filename
 
@@ -94,7 +94,13 @@ def page_png(
     page_number: int,
     session: SessionDep,
     scale: Annotated[float, Query(gt=0.1, le=4.0)] = 1.5,
+    response_id: Annotated[
+        uuid.UUID | None,
+        Query(description="A response citing this document: its signed link opens the page."),
+    ] = None,
 ) -> Response:
+    if response_id is not None:
+        cited_pages(session=session, document_id=document_id, response_id=response_id)
     pdf = documents.document_pdf(session=session, document_id=document_id, page=page_number)
     return Response(render_page_png(pdf, page_number, scale), media_type="image/png")
 
