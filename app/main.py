@@ -24,6 +24,7 @@ from app.core.config import Settings, get_settings
 from app.core.logs import configure_logging
 from app.flows.runtime import Runtime, open_runtime
 from app.flows.worker import in_process_worker
+from app.pdf.uploads import spool_temporary_files
 
 
 def operation_id(route: APIRoute) -> str:
@@ -44,6 +45,7 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             yield
             return
         app.state.runtime = open_runtime(settings)
+        spool_temporary_files(settings.uploads_dir)
         worker = (
             in_process_worker(app.state.runtime).start()
             if settings.runs_in_process_worker

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -153,10 +154,15 @@ class Settings(BaseSettings):
         return self
 
     @property
-    def uploads_dir(self) -> Path:
-        """Where uploads are spooled and ingestion parks character boxes, inside the data folder:
-        nothing the service writes goes anywhere else."""
+    def spool_root(self) -> Path:
         return self.citelock_data_dir / "uploads"
+
+    @property
+    def uploads_dir(self) -> Path:
+        """Where this process spools uploads and parks character boxes, inside the data folder
+        (nothing the service writes goes anywhere else), in a folder named after the process:
+        a process killed mid-upload leaves its folder, swept at the next start."""
+        return self.spool_root / str(os.getpid())
 
     @property
     def runs_in_process_worker(self) -> bool:

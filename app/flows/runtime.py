@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
@@ -18,6 +19,9 @@ from app.db.embedded import embedded_database_url, start_embedded_postgres
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
 from app.embedding.embedder import Embedder, load_embedder, load_token_counter
+from app.pdf.uploads import sweep_spool
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -56,8 +60,11 @@ def open_runtime(settings: Settings) -> Runtime:
     """Returns a ready runtime: the database reachable and migrated, the model loaded once.
 
     An embedded server started here is stopped again when a later step fails, so no exit
-    path leaves it running.
+    path leaves it running. What crashed processes left in the spool is swept first.
     """
+    swept = sweep_spool(settings.spool_root)
+    if swept:
+        logger.info("removed %d spool folders left by stopped processes", len(swept))
     server = None
     database_url = settings.database_url
     if not database_url:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
+
+import psutil
 
 from app.core.errors import FileTooLarge
 
@@ -49,3 +52,33 @@ def display_filename(name: str | None) -> str:
     last_part = re.split(r"[\\/]", name or "")[-1]
     printable = "".join(ch for ch in last_part if ch.isprintable()).strip()
     return printable[:MAX_FILENAME_CHARS] or "document.pdf"
+
+
+def sweep_spool(root: Path) -> list[Path]:
+    """Removes what processes that no longer run left in the spool (their uploads and box
+    files, cut short by a crash) and returns what it removed.
+
+    Each process spools into `root/PID`; a folder whose process is gone, or that bears this
+    process's own pid (left by an earlier life of a container's pid 1), is removed. Folders
+    of live processes sharing the data folder (a worker, the CLI) are left alone.
+    """
+    if not root.is_dir():
+        return []
+    removed = []
+    for entry in root.iterdir():
+        live = entry.name.isdigit() and int(entry.name) != os.getpid()
+        if live and psutil.pid_exists(int(entry.name)):
+            continue
+        if entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
+        removed.append(entry)
+    return removed
+
+
+def spool_temporary_files(directory: Path) -> None:
+    """Sends this process's temporary files (the multipart parser's spooled uploads among
+    them) to `directory`, in the data folder, instead of the system's temporary folder."""
+    directory.mkdir(parents=True, exist_ok=True)
+    tempfile.tempdir = str(directory)
