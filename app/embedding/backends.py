@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -72,6 +73,10 @@ class OnnxEmbedder:
         threads: int,
         batch_size: int,
     ) -> None:
+        # onnxruntime otherwise writes a device id and a queue of ProcessInfo events (OS, CPU,
+        # memory, Python path) for Microsoft under ~/.cache/Microsoft at each load: off unless
+        # the operator sets ORT_DISABLE_TELEMETRY=0. Read when the first session is made.
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         import onnxruntime as ort  # here, not at the top: remote backends skip its ~0.3 s import
 
         _check_window(max_tokens)
