@@ -36,7 +36,7 @@ from app.flows.runtime import Runtime
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import open_pdf
 from app.pdf.spill import BoxSpill, box_spill
-from app.pdf.uploads import spooled_upload
+from app.pdf.uploads import spooled_upload, title_from_filename
 
 logger = logging.getLogger(__name__)
 
@@ -183,7 +183,7 @@ def ingest_queued_document(
         job = session.get(IngestJob, job_id)
         assert document is not None and job is not None
         # The uploader's title, if any, is the one it was queued with; else the file's stem.
-        given = document.title if document.title != Path(document.filename).stem else None
+        given = document.title if document.title != title_from_filename(document.filename) else None
         finish_document(
             session,
             document,

@@ -36,6 +36,7 @@ from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import check_text_layer, extract_document_as
 from app.pdf.spill import BoxSpill
+from app.pdf.uploads import title_from_filename
 
 READ_BLOCK = 1 << 20
 EMBED_GROUP = 512
@@ -203,7 +204,7 @@ def new_document(
     document = Document(
         sha256=sha256,
         filename=meta.filename,
-        title=meta.title or Path(meta.filename).stem,
+        title=meta.title or title_from_filename(meta.filename),
         collection=meta.collection,
         language=meta.language,
         version=meta.version,
@@ -236,6 +237,6 @@ def finish_document(
     document.toc = [
         {"level": entry.level, "title": entry.title, "page": entry.page} for entry in extracted.toc
     ]
-    document.title = given_title or extracted.title or Path(document.filename).stem
+    document.title = given_title or extracted.title or title_from_filename(document.filename)
     document.annotation_count = len(marks)
     store_marks(session=session, document_id=document.id, marks=marks, source="pdf")

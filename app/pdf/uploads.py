@@ -14,6 +14,7 @@ from typing import BinaryIO
 import psutil
 
 from app.core.errors import FileTooLarge
+from app.core.names import DIRECTION_CONTROLS
 
 COPY_BLOCK = 1 << 20
 
@@ -42,16 +43,34 @@ def spooled_upload(stream: BinaryIO, *, directory: Path, max_bytes: int) -> Iter
 
 MAX_FILENAME_CHARS = 255
 
+UNNAMED = "document.pdf"
+
 
 def display_filename(name: str | None) -> str:
     """Returns the uploader's filename made safe to store and show: its last path part,
-    without control characters, at most MAX_FILENAME_CHARS long.
+    without control or text-direction characters, at most MAX_FILENAME_CHARS long with its
+    extension kept (a long name is cut in its stem).
 
     It is only ever shown and stored as text, never used as a path.
     """
     last_part = re.split(r"[\\/]", name or "")[-1]
-    printable = "".join(ch for ch in last_part if ch.isprintable()).strip()
-    return printable[:MAX_FILENAME_CHARS] or "document.pdf"
+    printable = "".join(
+        ch for ch in last_part if ch.isprintable() and ch not in DIRECTION_CONTROLS
+    ).strip()
+    if not printable.strip("."):
+        return UNNAMED
+    if len(printable) <= MAX_FILENAME_CHARS:
+        return printable
+    stem, dot, extension = printable.rpartition(".")
+    if not dot or len(extension) > 16:
+        return printable[:MAX_FILENAME_CHARS]
+    return stem[: MAX_FILENAME_CHARS - len(extension) - 1].rstrip() + "." + extension
+
+
+def title_from_filename(filename: str) -> str:
+    """Returns the title a document takes from its file name when it has no other: the name
+    without its extension, or the whole name when that leaves nothing (".pdf")."""
+    return Path(filename).stem.strip() or filename
 
 
 def sweep_spool(root: Path) -> list[Path]:

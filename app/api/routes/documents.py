@@ -14,10 +14,10 @@ from app.contract.jobs import DocumentQueued, job_url
 from app.contract.schemas import (
     PAGE_NUMBER_MAX,
     ChunkOut,
+    CollectionName,
     DocumentForm,
     DocumentList,
     DocumentOut,
-    UserText,
 )
 from app.db import documents
 from app.flows.ingest import DocumentMeta, Queued, ingest_upload
@@ -56,7 +56,7 @@ def upload_document(
 @router.get("")
 def list_documents(
     session: SessionDep,
-    collection: Annotated[UserText | None, Query(max_length=200)] = None,
+    collection: Annotated[CollectionName | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=PAGE_NUMBER_MAX)] = 0,
 ) -> DocumentList:
