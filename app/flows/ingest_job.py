@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.core import metrics
 from app.core.errors import CitelockError
+from app.core.memory import release_free_memory
 from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines
 from app.db.chunks import store_batch
 from app.db.models import Chunk, Document, DocumentFile, IngestJob, Page
@@ -99,6 +100,7 @@ def run_ingest_job(
             clear_partial_document(session, document_id, job)
         try:
             ingest_queued_document(job_id, document_id, runtime=runtime, on_progress=on_progress)
+            release_free_memory()
         except CitelockError as error:
             return fail_job_by_id(sessions, job_id, f"{error.code}: {error.detail}")
         except IntegrityError:
