@@ -61,3 +61,14 @@ def test_a_background_job_survives_a_60_second_outage(
         assert chunks == ordinals > 0
     finally:
         worker.stop()
+
+
+def test_readyz_reports_a_stopped_in_process_worker(outage_runtime: Runtime) -> None:
+    worker = in_process_worker(outage_runtime).start()
+    with client_for(outage_runtime) as client:
+        client.app.state.worker = worker  # type: ignore[attr-defined]
+        assert client.get("/readyz").status_code == 200
+        worker.stop()
+        stopped = client.get("/readyz")
+    assert stopped.status_code == 503
+    assert stopped.json()["code"] == "worker_unavailable"

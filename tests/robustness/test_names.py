@@ -25,9 +25,11 @@ def test_collection_names_are_trimmed_and_blank_is_the_default_everywhere(
 ) -> None:
     papers = upload(client, sample_pdf, collection="  papers \t")
     assert papers["collection"] == "papers"
-    assert listed(client, "collection=papers") == listed(client, "collection=%20papers") == [
-        papers["id"]
-    ]
+    assert (
+        listed(client, "collection=papers")
+        == listed(client, "collection=%20papers")
+        == [papers["id"]]
+    )
     blank = upload(client, sample_pdf + b"\n%blank", collection=" ")
     empty = upload(client, sample_pdf + b"\n%empty", collection="")
     assert blank["collection"] == empty["collection"] == "default"

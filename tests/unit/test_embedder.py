@@ -373,9 +373,7 @@ def test_loading_the_model_writes_nothing_outside_the_data_folder(tmp_path: Path
         f"settings = Settings(citelock_data_dir={str(data)!r}, _env_file=None)\n"
         "load_embedder(settings).embed_batch(['telemetry'])\n"
     )
-    env = {
-        key: value for key, value in os.environ.items() if not key.startswith(("ORT_", "XDG_"))
-    }
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("ORT_", "XDG_"))}
     root = Path(__file__).resolve().parents[2]
     subprocess.run(
         [sys.executable, "-c", script],
