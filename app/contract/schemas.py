@@ -6,9 +6,17 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+)
+from pydantic.json_schema import WithJsonSchema
 
-from app.core.names import DIRECTION_CONTROLS
+from app.core.names import FORBIDDEN_IN_NAMES, NAME_PATTERN
 from app.db.annotations import StoredAnnotation
 from app.db.models import Chunk, Document
 
@@ -27,17 +35,21 @@ DEFAULT_COLLECTION = "default"
 
 
 def collection_name(value: str) -> str:
-    """Returns the name trimmed, the default collection for a blank one, so `collection=""`
-    means the same on an upload and in a listing; refuses control and direction characters."""
+    """Returns the name trimmed, the default collection for a blank one (so `collection=""`
+    means the same on an upload and in a listing); refuses control and text-direction
+    characters inside it."""
     name = value.strip()
-    if not name:
-        return DEFAULT_COLLECTION
-    if any(ch in DIRECTION_CONTROLS or not ch.isprintable() for ch in name):
+    if not FORBIDDEN_IN_NAMES.isdisjoint(name):
         raise ValueError("must not contain control or text-direction characters")
-    return name
+    return name or DEFAULT_COLLECTION
 
 
-CollectionName = Annotated[str, AfterValidator(collection_name)]
+CollectionName = Annotated[
+    str,
+    AfterValidator(collection_name),
+    WithJsonSchema({"type": "string", "maxLength": 200, "pattern": NAME_PATTERN}),
+]
+"""A collection name: no control or text-direction characters, trimmed, blank the default."""
 
 # JSON bodies take numbers and booleans only as themselves (StrictInt, StrictBool): "5" or 0
 # for a boolean would be a client's bug that the schema promises to refuse, not to guess at.

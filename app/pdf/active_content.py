@@ -34,25 +34,39 @@ def strip_active_content(document: pymupdf.Document) -> None:
     XFA forms (which carry scripts of their own)."""
     pdf: Any = document  # PyMuPDF's xref functions are untyped
     catalog = pdf.pdf_catalog()
-    names = pdf.xref_get_key(catalog, "Names")
-    if names[0] == "xref":
-        pdf.xref_set_key(int(names[1].split()[0]), "JavaScript", "null")
-    elif names[0] == "dict":
-        pdf.xref_set_key(catalog, "Names/JavaScript", "null")
-    if pdf.xref_get_key(catalog, "AcroForm")[0] != "null":
-        pdf.xref_set_key(catalog, "AcroForm/XFA", "null")
+    remove_inner_key(pdf, catalog, "Names", "JavaScript")
+    remove_inner_key(pdf, catalog, "AcroForm", "XFA")
     for xref in range(1, pdf.xref_length()):
-        kind, value = pdf.xref_get_key(xref, "S")
-        if kind == "name" and value.removeprefix("/") in ACTIVE_TYPES:
-            # An action object of its own (reached from /A, /Next or a name tree): emptied.
-            pdf.update_object(xref, "<<>>")
-            continue
-        for key in TRIGGER_KEYS:
-            if pdf.xref_get_key(xref, key)[0] != "null":
-                pdf.xref_set_key(xref, key, "null")
-        kind, value = pdf.xref_get_key(xref, "A")
-        if kind == "dict" and ACTIVE_ACTION.search(value):
-            pdf.xref_set_key(xref, "A", "null")
+        try:
+            neutralise_object(pdf, xref)
+        except pymupdf.mupdf.FzErrorBase:
+            continue  # a free or broken entry (MuPDF repaired the file): nothing to run
+
+
+def neutralise_object(pdf: Any, xref: int) -> None:
+    """Empties the object if it is an active action, else removes its triggers and its
+    inline active action."""
+    kind, value = pdf.xref_get_key(xref, "S")
+    if kind == "name" and value.removeprefix("/") in ACTIVE_TYPES:
+        # An action object of its own (reached from /A, /Next or a name tree): emptied.
+        pdf.update_object(xref, "<<>>")
+        return
+    for key in TRIGGER_KEYS:
+        if pdf.xref_get_key(xref, key)[0] != "null":
+            pdf.xref_set_key(xref, key, "null")
+    kind, value = pdf.xref_get_key(xref, "A")
+    if kind == "dict" and ACTIVE_ACTION.search(value):
+        pdf.xref_set_key(xref, "A", "null")
+
+
+def remove_inner_key(pdf: Any, xref: int, outer: str, inner: str) -> None:
+    """Removes `inner` from the dictionary under `outer` in object `xref`, whether that
+    dictionary is written inline or is an object of its own."""
+    kind, value = pdf.xref_get_key(xref, outer)
+    if kind == "xref":
+        pdf.xref_set_key(int(value.split()[0]), inner, "null")
+    elif kind == "dict":
+        pdf.xref_set_key(xref, f"{outer}/{inner}", "null")
 
 
 def without_active_content(pdf_bytes: bytes) -> bytes:

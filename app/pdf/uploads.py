@@ -14,7 +14,7 @@ from typing import BinaryIO
 import psutil
 
 from app.core.errors import FileTooLarge
-from app.core.names import DIRECTION_CONTROLS
+from app.core.names import FORBIDDEN_IN_NAMES
 
 COPY_BLOCK = 1 << 20
 
@@ -55,7 +55,7 @@ def display_filename(name: str | None) -> str:
     """
     last_part = re.split(r"[\\/]", name or "")[-1]
     printable = "".join(
-        ch for ch in last_part if ch.isprintable() and ch not in DIRECTION_CONTROLS
+        ch for ch in last_part if ch.isprintable() and ch not in FORBIDDEN_IN_NAMES
     ).strip()
     if not printable.strip("."):
         return UNNAMED
