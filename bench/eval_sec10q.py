@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,7 +41,16 @@ from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import TEXT_SEARCH_CONFIG, SearchMode
-from bench.report import machine_summary, write_section
+from bench.kit import (
+    database_server,
+    machine_summary,
+    percentiles,
+    settings_for,
+    table_head,
+    table_row,
+    timed,
+    write_section,
+)
 
 MODES: tuple[SearchMode, ...] = ("vector", "hybrid")
 TOP_KS = (5, 10)
@@ -133,9 +143,11 @@ def ingest_all(runtime: Runtime, pdfs: Sequence[Path]) -> tuple[int, int, int, f
 def ask(runtime: Runtime, question: Question, params: RetrievalParams) -> Outcome:
     """Returns how one retrieve_context call did on `question`, timed as the service calls it."""
     with runtime.sessions.begin() as session:
-        started = time.perf_counter()
-        bundle = retrieve_context(question.text, params, session=session, embedder=runtime.embedder)
-        latency_ms = (time.perf_counter() - started) * 1000
+        latency_ms, bundle = timed(
+            lambda: retrieve_context(
+                question.text, params, session=session, embedder=runtime.embedder
+            )
+        )
     found = [chunk.document_filename for chunk in bundle.chunks]
     first = next((rank for rank, name in enumerate(found, 1) if name in question.sources), None)
     covered = len(question.sources & set(found)) / len(question.sources)
@@ -219,7 +231,7 @@ def coverage(outcomes: Sequence[Outcome]) -> float:
 
 def p50(outcomes: Sequence[Outcome]) -> float:
     """Returns the median latency in milliseconds."""
-    return statistics.median(o.latency_ms for o in outcomes)
+    return percentiles([o.latency_ms for o in outcomes])[0]
 
 
 def report(
@@ -246,14 +258,18 @@ def report(
         f"defaults (overfetch {settings.search_overfetch}, min_similarity "
         f"{settings.min_similarity}, excluded flags {', '.join(settings.excluded_flags)}).",
         "",
-        "| mode | top_k | hit | MRR | multi-doc coverage | p50 ms |",
-        "|---|---:|---:|---:|---:|---:|",
+        *table_head("mode | top_k | hit | MRR | multi-doc coverage | p50 ms", "lrrrrr"),
     ]
     for run in runs:
         lines.append(
-            f"| {run.mode} | {run.top_k} | {hit_rate(run.outcomes):.3f} | "
-            f"{mrr(run.outcomes):.3f} | {coverage(run.outcomes):.3f} | "
-            f"{p50(run.outcomes):.1f} |"
+            table_row(
+                run.mode,
+                run.top_k,
+                f"{hit_rate(run.outcomes):.3f}",
+                f"{mrr(run.outcomes):.3f}",
+                f"{coverage(run.outcomes):.3f}",
+                f"{p50(run.outcomes):.1f}",
+            )
         )
     kinds = sorted({q.kind for q in questions})
     by_key = {(run.mode, run.top_k): run for run in runs}
@@ -261,16 +277,21 @@ def report(
         "",
         "Per question type (hit@k and MRR within the top k):",
         "",
-        "| question type | n | mode | hit@5 | hit@10 | MRR@10 |",
-        "|---|---:|---|---:|---:|---:|",
+        *table_head("question type | n | mode | hit@5 | hit@10 | MRR@10", "lrlrrr"),
     ]
     for kind in kinds:
         for mode in MODES:
             at5 = [o for o in by_key[mode, 5].outcomes if o.question.kind == kind]
             at10 = [o for o in by_key[mode, 10].outcomes if o.question.kind == kind]
             lines.append(
-                f"| {kind} | {len(at5)} | {mode} | {hit_rate(at5):.3f} | "
-                f"{hit_rate(at10):.3f} | {mrr(at10):.3f} |"
+                table_row(
+                    kind,
+                    len(at5),
+                    mode,
+                    f"{hit_rate(at5):.3f}",
+                    f"{hit_rate(at10):.3f}",
+                    f"{mrr(at10):.3f}",
+                )
             )
     every_flag = f" --every {every}" if every > 1 else ""
     matched = sum(count > 0 for count in keyword_counts)
@@ -341,17 +362,14 @@ def conclusion(by_key: dict[tuple[SearchMode, int], Run]) -> str:
 
 def run(folder: Path, database_url: str, data_dir: Path, every: int) -> str:
     """Returns the markdown section with the figures of one run over `folder`."""
-    settings = Settings(database_url=database_url, citelock_data_dir=data_dir, _env_file=None)
+    settings = settings_for(database_url, data_dir)
     pdfs = sorted((folder / "docs").glob("*.pdf"))
     all_questions = load_questions(folder / "qna_data.csv", [p.name for p in pdfs])
     questions = all_questions[::every]
-    runtime = open_runtime(settings)
-    try:
+    with closing(open_runtime(settings)) as runtime:
         ingest = ingest_all(runtime, pdfs)
         runs = evaluate(runtime, questions)
         counts = keyword_matches(runtime, questions)
-    finally:
-        runtime.close()
     return report(folder, runs, questions, len(all_questions), ingest, settings, every, counts)
 
 
@@ -362,20 +380,11 @@ def main() -> None:
     parser.add_argument("--output", type=Path, default=Path("docs/benchmarks.md"))
     parser.add_argument("--every", type=int, default=1, help="keep every Nth question")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data_dir:
-        database_url = args.database_url
-        server = None
-        if not database_url:
-            from app.db.embedded import embedded_database_url, start_embedded_postgres
-
-            server = start_embedded_postgres(Path(data_dir))
-            database_url = embedded_database_url(server)
-        try:
-            section = run(args.folder, database_url, Path(data_dir), max(args.every, 1))
-        finally:
-            # Stopped before the folder goes: a running server would keep files open in it.
-            if server is not None:
-                server.cleanup()
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        database_server(args.database_url, Path(data_dir)) as database_url,
+    ):
+        section = run(args.folder, database_url, Path(data_dir), max(args.every, 1))
     print(section)
     write_section(args.output, TITLE, section)
 

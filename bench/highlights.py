@@ -14,17 +14,26 @@ from __future__ import annotations
 
 import argparse
 from collections import defaultdict
+from contextlib import closing
 from pathlib import Path
 
 import httpx
 import numpy as np
 import sqlalchemy as sa
 
-from app.core.config import Settings
 from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import open_runtime
-from bench.query import TOP_K, WARM_UP, Server, percentiles, post, timed
-from bench.report import machine_summary
+from bench.kit import (
+    Server,
+    fresh_database,
+    machine_summary,
+    percentiles,
+    settings_for,
+    table_head,
+    table_row,
+    timed,
+)
+from bench.query import TOP_K, WARM_UP, post
 from bench.search_floor import query_phrases
 
 HIGHLIGHTS_TITLE = "Evidence highlights"
@@ -39,15 +48,8 @@ GOAL_MS = 5.0
 
 def measure_highlights(args: argparse.Namespace, server_url: str, data_dir: Path) -> str:
     """Returns the markdown section with the cost of highlights, measured in a fresh database."""
-    database = "citelock_bench_highlights"
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
-        connection.execute(sa.text(f'CREATE DATABASE "{database}"'))
-    admin.dispose()
-    url = sa.make_url(server_url).set(database=database).render_as_string(hide_password=False)
-    runtime = open_runtime(Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None))
-    try:
+    url = fresh_database(server_url, "citelock_bench_highlights")
+    with closing(open_runtime(settings_for(url, data_dir))) as runtime:
         paths = [args.corpus / name for name in DOCUMENTS if (args.corpus / name).exists()]
         ingest_ms, _ = timed(
             lambda: [ingest_file(p, DocumentMeta(filename=p.name), runtime=runtime) for p in paths]
@@ -61,8 +63,6 @@ def measure_highlights(args: argparse.Namespace, server_url: str, data_dir: Path
                 if len(text.split()) >= MIN_CHUNK_WORDS
             ]
             pages = connection.execute(sa.text("SELECT count(*) FROM pages")).scalar_one()
-    finally:
-        runtime.close()
     rng = np.random.default_rng(4)
     texts = query_phrases(contents, args.queries[0], rng)
     times, evidence, rects = _run(url, data_dir, texts, args.rounds, rng)
@@ -109,10 +109,9 @@ def _section(
         ("whole request, highlights off", times["off"]),
         ("whole request, on - off (paired)", difference),
     ]
-    table = ["| what | p50 ms | p95 ms | p99 ms |", "|---|---:|---:|---:|"]
+    table = table_head("what | p50 ms | p95 ms | p99 ms", "lrrr")
     for label, samples in rows:
-        p50, p95, p99 = percentiles(samples)
-        table.append(f"| {label} | {p50:.2f} | {p95:.2f} | {p99:.2f} |")
+        table.append(table_row(label, *(f"{p:.2f}" for p in percentiles(samples))))
     p95 = percentiles(evidence)[1]
     verdict = "met" if p95 < GOAL_MS else "**not met**"
     names = ", ".join(path.name for path in paths)
@@ -133,7 +132,7 @@ def _section(
             f"{verdict}. Both servers store the response (the viewer's evidence), so the "
             "difference is the evidence itself and its larger JSON.",
             "",
-            machine_summary() + " The machine is shared with other work, so figures are noisy.",
+            machine_summary(shared=True),
             "",
             f"Reproduce: `python bench/query.py --section highlights --queries "
             f"{args.queries[0]} --rounds {args.rounds}`",

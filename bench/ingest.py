@@ -14,16 +14,23 @@ import argparse
 import sys
 import tempfile
 import time
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.config import Settings
 from app.core.errors import CitelockError
 from app.flows.ingest import DocumentMeta, StageTimings, ingest_file
 from app.flows.runtime import Runtime, open_runtime
-from bench.report import machine_summary, write_section
+from bench.kit import (
+    database_server,
+    machine_summary,
+    settings_for,
+    table_head,
+    table_row,
+    write_section,
+)
 
 
 @dataclass
@@ -61,13 +68,9 @@ def ingest_files(files: list[Path], runtime: Runtime) -> IngestTotals:
 
 def run(folder: Path, database_url: str, data_dir: Path) -> str:
     """Returns the markdown section with the figures of one run over `folder`."""
-    settings = Settings(database_url=database_url, citelock_data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
-    runtime = open_runtime(settings)
     files = sorted(folder.rglob("*.pdf"))
-    try:
+    with closing(open_runtime(settings_for(database_url, data_dir))) as runtime:
         ingested = ingest_files(files, runtime)
-    finally:
-        runtime.close()
     totals, pages, chunks, wall = ingested.timings, ingested.pages, ingested.chunks, ingested.wall
 
     rows = [
@@ -80,13 +83,17 @@ def run(folder: Path, database_url: str, data_dir: Path) -> str:
         f"Corpus: `{folder}`: {len(ingested.ingested)} PDFs ingested, {pages} pages, "
         f"{chunks} chunks; refused: {', '.join(ingested.refused) or 'none'}.",
         "",
-        "| stage | seconds | share | pages/s | chunks/s |",
-        "|---|---:|---:|---:|---:|",
+        *table_head("stage | seconds | share | pages/s | chunks/s", "lrrrr"),
     ]
     for name, seconds in [*rows, ("total (wall, incl. hashing and dedupe)", wall)]:
         lines.append(
-            f"| {name} | {seconds:.2f} | {seconds / wall:.0%} | "
-            f"{pages / seconds:.1f} | {chunks / seconds:.1f} |"
+            table_row(
+                name,
+                f"{seconds:.2f}",
+                f"{seconds / wall:.0%}",
+                f"{pages / seconds:.1f}",
+                f"{chunks / seconds:.1f}",
+            )
         )
     lines += [
         "",
@@ -105,12 +112,10 @@ def main() -> None:
     parser.add_argument("--database-url", default="")
     parser.add_argument("--output", type=Path, default=Path("docs/benchmarks.md"))
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data_dir:
-        database_url = args.database_url
-        if not database_url:
-            from app.db.embedded import embedded_database_url, start_embedded_postgres
-
-            database_url = embedded_database_url(start_embedded_postgres(Path(data_dir)))
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        database_server(args.database_url, Path(data_dir)) as database_url,
+    ):
         section = run(args.folder, database_url, Path(data_dir))
     print(section)
     write_section(args.output, "Ingestion", section)

@@ -20,7 +20,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.report import machine_summary, write_section
+from bench.kit import (
+    database_server,
+    machine_summary,
+    settings_for,
+    table_head,
+    table_row,
+    text_pdf,
+    write_section,
+)
 
 PARAGRAPH = (
     "Citation locking ties every claim in an answer to the page it came from, so that a "
@@ -29,14 +37,8 @@ PARAGRAPH = (
 
 
 def dense_pdf(path: Path, pages: int) -> None:
-    import pymupdf
-
-    document = pymupdf.open()
-    for number in range(1, pages + 1):
-        page = document.new_page()
-        text = f"Page {number}. " + (PARAGRAPH + "\n\n") * 8
-        page.insert_textbox(pymupdf.Rect(50, 50, 560, 800), text, fontsize=9)
-    document.save(path)
+    texts = [f"Page {number}. " + (PARAGRAPH + "\n\n") * 8 for number in range(1, pages + 1)]
+    path.write_bytes(text_pdf(texts, box=(50, 50, 560, 800), fontsize=9))
 
 
 def rss_mb() -> float:
@@ -57,13 +59,11 @@ def peak_rss_mb() -> float:
 
 def measure(mode: str, pdf: Path, database_url: str, data_dir: Path) -> dict[str, float]:
     """Runs in the child process: ingests `pdf` one way and returns the memory figures."""
-    from app.core.config import Settings
     from app.flows.ingest import DocumentMeta, Queued, ingest_file, queue_ingestion
     from app.flows.ingest_job import run_ingest_job
     from app.flows.runtime import open_runtime
 
-    settings = Settings(database_url=database_url, citelock_data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
-    runtime = open_runtime(settings)
+    runtime = open_runtime(settings_for(database_url, data_dir))
     # A full batch of full-length texts: onnxruntime's arena grows to its largest batch once.
     runtime.embedder.embed_batch([PARAGRAPH * 4] * runtime.embedder.batch_size)
     baseline = rss_mb()
@@ -93,12 +93,10 @@ def main() -> None:
         mode, pdf, url, data_dir = args.child
         print(json.dumps(measure(mode, Path(pdf), url, Path(data_dir))))
         return
-    with tempfile.TemporaryDirectory() as folder:
-        url = args.database_url
-        if not url:
-            from app.db.embedded import embedded_database_url, start_embedded_postgres
-
-            url = embedded_database_url(start_embedded_postgres(Path(folder) / "db"))
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        database_server(args.database_url, Path(folder) / "db") as url,
+    ):
         rows = []
         for pages in args.pages:
             pdf = Path(folder) / f"dense-{pages}.pdf"
@@ -111,14 +109,13 @@ def main() -> None:
                     text=True,
                 ).stdout
                 figures = json.loads(out.strip().splitlines()[-1])
-                rows.append(f"| {pages} | {mode} | {figures['growth']:.0f} |")
+                rows.append(table_row(pages, mode, f"{figures['growth']:.0f}"))
     section = "\n".join(
         [
             "Peak memory above the loaded service (RSS, MB) while ingesting one generated PDF "
             "of dense text (about 3,600 characters a page), `INGEST_BATCH_PAGES=32`:",
             "",
-            "| pages | path | peak growth (MB) |",
-            "|---:|---|---:|",
+            *table_head("pages | path | peak growth (MB)", "rlr"),
             *rows,
             "",
             "Both paths read the PDF once and keep of each page only its text and one box per "

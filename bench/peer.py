@@ -41,7 +41,7 @@ import time
 import uuid
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,27 +66,34 @@ from app.retrieval.filters import SearchFilters
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import EXACT_SCAN_MAX_ROWS, search_chunks
 from bench.ingest import IngestTotals, ingest_files
-from bench.query import (
+from bench.kit import (
+    BENCHMARKS,
     DEFAULT_CORPUS,
+    database_server,
+    fresh_database,
+    machine_summary,
+    percentiles,
+    settings_for,
+    table_head,
+    table_row,
+    timed,
+    vector_driver,
+    write_section,
+)
+from bench.query import (
     EXACT,
-    REPOSITORY,
     TOP_K,
     WARM_UP,
     bare_cursor,
     exact_filtered,
-    percentiles,
     sizes_and_queries,
-    timed,
     top10,
 )
-from bench.report import machine_summary, write_section
 from bench.search_floor import (
     CHUNKS_PER_DOCUMENT,
     DIM,
     Vectors,
     chunk_values,
-    database_server,
-    fresh_database,
     passage_chunks,
     query_phrases,
     read_passages,
@@ -138,10 +145,6 @@ def peer_store(engine: sa.Engine, embeddings: ModelEmbeddings) -> PGVector:
     )
 
 
-def settings_for(url: str, data_dir: Path) -> Settings:
-    return Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None)
-
-
 @dataclass
 class PeerIngest:
     """Seconds of the peer's stages over a list of PDFs, and what they made."""
@@ -188,13 +191,14 @@ def ingest_peer(
     return figures
 
 
-def ingestion(args: argparse.Namespace, admin: sa.Engine, data_dir: Path) -> str:
+def ingestion(args: argparse.Namespace, server_url: str, data_dir: Path) -> str:
     """Returns the ingestion comparison's markdown."""
     files = sorted(args.corpus.rglob(args.ingest_glob))
-    url = fresh_database(admin, "citelock_bench_peer_ingest")
-    peer_engine = sa.create_engine(fresh_database(admin, "langchain_bench_peer_ingest"))
-    runtime = open_runtime(settings_for(url, data_dir))
-    try:
+    url = fresh_database(server_url, "citelock_bench_peer_ingest")
+    peer_engine = sa.create_engine(fresh_database(server_url, "langchain_bench_peer_ingest"))
+    with ExitStack() as stack:
+        stack.callback(peer_engine.dispose)
+        runtime = stack.enter_context(closing(open_runtime(settings_for(url, data_dir))))
         embed_texts(runtime.embedder, ["warming the model up"] * WARM_UP_TEXTS)
         ours: IngestTotals = ingest_files(files, runtime)
         with runtime.engine.connect() as connection:
@@ -208,15 +212,12 @@ def ingestion(args: argparse.Namespace, admin: sa.Engine, data_dir: Path) -> str
         theirs = ingest_peer(
             ours.ingested, peer_engine, ModelEmbeddings(runtime.embedder), splitter
         )
-    finally:
-        runtime.close()
-        peer_engine.dispose()
 
     def row(name: str, pages: int, chunks: int, chars: int, seconds: float, embed: float) -> str:
-        return (
-            f"| {name} | {pages} | {chunks} | {chars / max(chunks, 1):.0f} | {seconds:.2f} | "
-            f"{pages / seconds:.2f} | {chunks / seconds:.1f} | {embed:.2f} |"
-        )
+        return table_row(
+            name, pages, chunks, f"{chars / max(chunks, 1):.0f}", f"{seconds:.2f}",
+            f"{pages / seconds:.2f}", f"{chunks / seconds:.1f}", f"{embed:.2f}",
+        )  # fmt: skip
 
     return "\n".join(
         [
@@ -228,9 +229,11 @@ def ingestion(args: argparse.Namespace, admin: sa.Engine, data_dir: Path) -> str
             f"and {SETTINGS.chunk_overlap_tokens} tokens x {chars_per_token:.2f} characters "
             "per token (measured on citelock's chunks of these PDFs).",
             "",
-            "| store | pages | chunks | characters per chunk | seconds | pages/s | chunks/s "
-            "| of which embedding, s |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            *table_head(
+                "store | pages | chunks | characters per chunk | seconds | pages/s | chunks/s "
+                "| of which embedding, s",
+                "lrrrrrrr",
+            ),
             row(
                 "citelock (extract, chunk, embed, store; HNSW maintained)",
                 ours.pages, ours.chunks, int(characters), ours.wall, ours.timings.embed,
@@ -262,27 +265,23 @@ def load_peer(engine: sa.Engine, chunks: Sequence[tuple[str, Vectors]]) -> None:
             sa.text("SELECT uuid FROM langchain_pg_collection WHERE name = :name"),
             {"name": PEER_COLLECTION},
         ).scalar_one()
-    raw = engine.raw_connection()
-    try:
-        driver: Any = raw.driver_connection
-        register_vector(driver)
+    with vector_driver(engine) as driver:
         with driver.cursor() as cursor, cursor.copy(PEER_COPY) as copy:
             copy.set_types(["varchar", "uuid", "vector", "varchar", "jsonb"])
             for row, (content, vector) in enumerate(chunks):
-                chunk_id, document_id, _, page, *_ = chunk_values(row, content, vector)
-                document = document_id.int - 1
-                metadata = {"document_id": str(document_id), "source": f"doc{document}.pdf"}
-                copy.write_row(
-                    [str(chunk_id), collection, vector, content, Jsonb({**metadata, "page": page})]
-                )
+                ours = chunk_values(row, content, vector)
+                document_id = ours["document_id"]
+                metadata = {
+                    "document_id": str(document_id),
+                    "source": f"doc{document_id.int - 1}.pdf",
+                    "page": ours["page_start"],
+                }
+                copy.write_row([str(ours["id"]), collection, vector, content, Jsonb(metadata)])
         driver.commit()
         driver.autocommit = True  # VACUUM runs outside a transaction
         driver.execute("SET maintenance_work_mem = '1GB'")  # as store_chunks builds citelock's
         driver.execute(PEER_HNSW)
         driver.execute(f"VACUUM ANALYZE {PEER_TABLE}")
-    finally:
-        driver.autocommit = False
-        raw.close()
 
 
 @dataclass
@@ -498,7 +497,7 @@ def latency_rows(count: int, measured: Measured) -> list[str]:
         returned = f"{np.mean(measured.rows[name]):.1f}" if name in measured.rows else ""
         recall = f"{measured.recalls[name]:.3f}" if name in measured.recalls else ""
         rows.append(
-            f"| {count:,} | {label} | {p50:.1f} | {p95:.1f} | {ratio} | {returned} | {recall} |"
+            table_row(f"{count:,}", label, f"{p50:.1f}", f"{p95:.1f}", ratio, returned, recall)
         )
     return rows
 
@@ -513,22 +512,24 @@ def filtered_rows(count: int, measured: Measured) -> list[str]:
     ):  # fmt: skip
         p50, p95, _ = percentiles(measured.times[name])
         rows.append(
-            f"| {count:,} | {measured.filtered_share:.1%} | {label} | {p50:.1f} | {p95:.1f} | "
-            f"{np.mean(measured.rows[name]):.1f} | {measured.recalls[name]:.3f} |"
-        )
+            table_row(
+                f"{count:,}", f"{measured.filtered_share:.1%}", label, f"{p50:.1f}",
+                f"{p95:.1f}", f"{np.mean(measured.rows[name]):.1f}",
+                f"{measured.recalls[name]:.3f}",
+            )
+        )  # fmt: skip
     return rows
 
 
 def queries_section(args: argparse.Namespace, results: dict[int, Measured]) -> str:
     """Returns the query latency and filtered search markdown for every size."""
-    latency = [
-        "| chunks | what | p50 ms | p95 ms | p95 / floor | rows returned | recall@10 |",
-        "|---:|---|---:|---:|---:|---:|---:|",
-    ]
-    filtered = [
-        "| chunks | kept by the filter | what | p50 ms | p95 ms | rows returned | recall@10 |",
-        "|---:|---:|---|---:|---:|---:|---:|",
-    ]
+    latency = table_head(
+        "chunks | what | p50 ms | p95 ms | p95 / floor | rows returned | recall@10", "rlrrrrr"
+    )
+    filtered = table_head(
+        "chunks | kept by the filter | what | p50 ms | p95 ms | rows returned | recall@10",
+        "rrlrrrr",
+    )
     notes = []
     for count, measured in results.items():
         latency += latency_rows(count, measured)
@@ -566,15 +567,15 @@ def queries_section(args: argparse.Namespace, results: dict[int, Measured]) -> s
     )
 
 
-def run_queries(args: argparse.Namespace, admin: sa.Engine, data_dir: Path) -> dict[int, Measured]:
+def run_queries(args: argparse.Namespace, server_url: str, data_dir: Path) -> dict[int, Measured]:
     """Returns each size's measurements, both stores in fresh databases per size."""
     passages = read_passages(args.corpus, args.pool, np.random.default_rng(0))
     pool: Vectors | None = None
     results: dict[int, Measured] = {}
     for count, queries in sizes_and_queries(args):
         urls = (
-            fresh_database(admin, f"citelock_bench_peer_{count}"),
-            fresh_database(admin, f"langchain_bench_peer_{count}"),
+            fresh_database(server_url, f"citelock_bench_peer_{count}"),
+            fresh_database(server_url, f"langchain_bench_peer_{count}"),
         )
         results[count], pool = measure(urls, data_dir, count, queries, args.rounds, passages, pool)
         print("\n".join(latency_rows(count, results[count])), flush=True)
@@ -592,23 +593,20 @@ def main() -> None:
     parser.add_argument("--ingest-glob", default="*.pdf", help="the PDFs ingested, under --corpus")
     parser.add_argument("--skip-ingest", action="store_true")
     parser.add_argument("--database-url", default="")
-    parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parts = []
-    with tempfile.TemporaryDirectory() as data_dir:
-        admin = sa.create_engine(
-            database_server(args.database_url, Path(data_dir)), isolation_level="AUTOCOMMIT"
-        )
-        try:
-            if not args.skip_ingest:
-                parts += ["### Ingestion", "", ingestion(args, admin, Path(data_dir)), ""]
-                print(parts[-2], flush=True)
-            if args.sizes:
-                results = run_queries(args, admin, Path(data_dir))
-                parts += ["### Queries", "", queries_section(args, results), ""]
-        finally:
-            admin.dispose()
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        database_server(args.database_url, Path(data_dir)) as server_url,
+    ):
+        if not args.skip_ingest:
+            parts += ["### Ingestion", "", ingestion(args, server_url, Path(data_dir)), ""]
+            print(parts[-2], flush=True)
+        if args.sizes:
+            results = run_queries(args, server_url, Path(data_dir))
+            parts += ["### Queries", "", queries_section(args, results), ""]
     command = ["python bench/peer.py", "--sizes", *map(str, args.sizes)]
     command += ["--queries", *map(str, args.queries), "--rounds", str(args.rounds)]
     command += ["--pool", str(args.pool)]
@@ -623,7 +621,7 @@ def main() -> None:
             "each), same machine, one run. See bench/peer.py for what each side does.",
             "",
             *parts,
-            machine_summary() + " The machine is shared with other work, so figures are noisy.",
+            machine_summary(shared=True),
             "",
             f"Reproduce: `pip install -e '.[bench]' && {' '.join(command)}`",
         ]

@@ -32,14 +32,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 import uuid
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -50,13 +48,11 @@ import httpx
 import numpy as np
 import sqlalchemy as sa
 from fastapi import Body, FastAPI
-from pgvector.psycopg import register_vector
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.contract.schemas import QueryRequest
-from app.core.config import Settings
 from app.db.connections import ef_search_for
 from app.db.models import Chunk, Page
 from app.embedding.embedder import embed_query, embed_texts
@@ -66,7 +62,21 @@ from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import search_chunks
 from app.retrieval.selection import Selection
-from bench.report import machine_summary, write_section
+from bench.kit import (
+    BENCHMARKS,
+    DEFAULT_CORPUS,
+    Server,
+    database_server,
+    fresh_database,
+    machine_summary,
+    percentiles,
+    settings_for,
+    table_head,
+    table_row,
+    timed,
+    vector_driver,
+    write_section,
+)
 from bench.search_floor import (
     CHUNKS_PER_DOCUMENT,
     Vectors,
@@ -76,8 +86,6 @@ from bench.search_floor import (
     store_chunks,
 )
 
-REPOSITORY = Path(__file__).resolve().parents[1]
-DEFAULT_CORPUS = REPOSITORY.parent / "shared" / "corpus" / "docs"
 TOP_K = 10
 WARM_UP = 10
 """Queries run through every variant, untimed, before the rounds."""
@@ -92,8 +100,6 @@ SELECTIONS = 20
 """Pages given page rows and selected from, one per query in turn."""
 SELECTION_WORDS = 30
 """Words of a selection: the first words of its page."""
-READY_TIMEOUT_S = 180.0
-LOG_TAIL_CHARS = 4000
 RATIO_GOAL = 1.5
 PROJECT_RATIO_GOAL = 1.2
 RECALL_GOAL = 0.98
@@ -115,42 +121,13 @@ SIZES = sa.text(
 Burst = tuple[int, float, list[float]]
 
 
-def serve_child(database_url: str, data_dir: str, fd: int, highlights: bool, bare: bool) -> None:
-    """Runs the service (or, with `bare`, bare_endpoint) on the listening socket `fd` until
-    terminated (the bench's server)."""
-    import uvicorn
-
-    from app.core.logs import configure_logging
-    from app.main import create_app
-
-    listener = socket.socket(fileno=fd)
-    if bare:
-        app = bare_endpoint(database_url)
-        uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False)).run([listener])
-        return
-
-    # Highlights off for synthetic chunks: their evidence reads each cited page's text and
-    # character boxes, which those do not have (a page row per chunk page would be 1.6 GB at
-    # 100k). Its cost does not grow with the corpus: --section highlights measures it on PDFs.
-    settings = Settings(
-        database_url=database_url,
-        citelock_data_dir=Path(data_dir),
-        enable_highlights=highlights,
-        _env_file=None,
-    )
-    # As `citelock serve` runs it: the service's own JSON access line, not uvicorn's; only
-    # the socket differs, bound by the parent so that it knows the ephemeral port without a race.
-    configure_logging(level=settings.log_level, log_format=settings.log_format)
-    config = uvicorn.Config(create_app(settings), log_config=None, access_log=False)
-    uvicorn.Server(config).run(sockets=[listener])
-
-
-def bare_endpoint(database_url: str) -> FastAPI:
+def bare_endpoint(database_url: str, data_dir: Path, highlights: bool) -> FastAPI:
     """Returns the least a query endpoint can be: the floor (the query embedded, then the bare
     top-10 statement at pgvector's default ef_search) behind FastAPI, run in its thread pool
     as the service's route runs, with no middleware, filters, answer or stored response.
-    What it costs beyond the floor is what HTTP alone costs on this machine."""
-    runtime = open_runtime(Settings(database_url=database_url, _env_file=None))
+    What it costs beyond the floor is what HTTP alone costs on this machine. A `Server` app
+    factory: `highlights` has nothing to apply to."""
+    runtime = open_runtime(settings_for(database_url, data_dir))
     app = FastAPI()
     # Held by the app for the server's life: the runtime and the floor's own bare cursor.
     app.state.resources = ExitStack()
@@ -166,56 +143,6 @@ def bare_endpoint(database_url: str) -> FastAPI:
         return {"status": "ready"}
 
     return app
-
-
-class Server:
-    """A `citelock serve`-like subprocess on 127.0.0.1 and an ephemeral port, while in `with`."""
-
-    def __init__(
-        self, database_url: str, data_dir: Path, *, highlights: bool = False, bare: bool = False
-    ) -> None:
-        self.database_url = database_url
-        self.data_dir = data_dir
-        self.highlights = highlights
-        self.bare = bare
-        self.listener = socket.create_server(("127.0.0.1", 0), backlog=128)
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def __enter__(self) -> Server:
-        fd = self.listener.fileno()
-        log = (self.data_dir / "server.log").open("ab")
-        command = [sys.executable, __file__, "--serve", self.database_url]
-        command += ["--data-dir", str(self.data_dir), "--fd", str(fd)]
-        command += ["--highlights"] if self.highlights else []
-        command += ["--bare"] if self.bare else []
-        self.process = subprocess.Popen(
-            command, stdout=log, stderr=log, pass_fds=[fd], cwd=REPOSITORY
-        )
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited; see {self.data_dir / 'server.log'}")
-            try:
-                if httpx.get(f"{self.url}/readyz", timeout=5).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass  # still loading the model: the socket queues, but nobody accepts yet
-            time.sleep(0.5)
-        raise RuntimeError(f"the server was not ready within {READY_TIMEOUT_S:.0f} s")
-
-    def __exit__(self, error_type: type[BaseException] | None, *_: object) -> None:
-        if error_type is not None:  # the log goes with the temporary folder: show its end
-            log = (self.data_dir / "server.log").read_text(errors="replace")
-            print(f"server log, last lines:\n{log[-LOG_TAIL_CHARS:]}", file=sys.stderr)
-        if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        self.listener.close()
 
 
 @dataclass
@@ -234,19 +161,6 @@ class Measured:
     service_ef_search: int = 0
     """The hnsw.ef_search the service's connections take at this size (ef_search_for)."""
     notes: str = ""
-
-
-def percentiles(samples: Sequence[float]) -> tuple[float, float, float]:
-    """Returns the p50, p95 and p99 of `samples`."""
-    p50, p95, p99 = np.percentile(samples, [50, 95, 99])
-    return float(p50), float(p95), float(p99)
-
-
-def timed(call: Callable[..., Any], *args: Any) -> tuple[float, Any]:
-    """Returns the milliseconds `call(*args)` took, and what it returned."""
-    started = time.perf_counter()
-    result = call(*args)
-    return (time.perf_counter() - started) * 1000, result
 
 
 def post(
@@ -309,12 +223,8 @@ def store_selections(runtime: Runtime, rng: np.random.Generator) -> list[Selecti
 def bare_cursor(runtime: Runtime, stack: ExitStack, ef_search: int) -> Any:
     """Returns a psycopg cursor on its own autocommit connection, in pgvector's default
     settings but hnsw.ef_search (the app's connection settings undone)."""
-    connection = runtime.engine.raw_connection()
-    stack.callback(connection.close)
-    driver: Any = connection.driver_connection
-    register_vector(driver)
+    driver = stack.enter_context(vector_driver(runtime.engine))
     driver.autocommit = True
-    stack.callback(setattr, driver, "autocommit", False)  # back to the pool as it came
     driver.execute("RESET ALL")
     driver.execute(f"SET hnsw.ef_search = {ef_search}")
     return driver.cursor()
@@ -325,7 +235,7 @@ def measure(
     pool: Vectors | None,
 ) -> tuple[Measured, Vectors]:  # fmt: skip
     """Returns one size's figures, and the pool's vectors (embedded on the first call)."""
-    settings = Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None)
+    settings = settings_for(url, data_dir)
     runtime = open_runtime(settings)
     measured = Measured()
     rng = np.random.default_rng(count)
@@ -340,7 +250,7 @@ def measure(
         vectors = [embed_query(runtime.embedder, text) for text in texts]
         server = stack.enter_context(Server(url, data_dir))
         clients = [stack.enter_context(httpx.Client(base_url=server.url)) for _ in range(4)]
-        bare_server = stack.enter_context(Server(url, data_dir, bare=True))
+        bare_server = stack.enter_context(Server(url, data_dir, app="bench.query:bare_endpoint"))
         bare_client = stack.enter_context(httpx.Client(base_url=bare_server.url))
         bare = {ef: bare_cursor(runtime, stack, ef) for ef in EF_SWEEP}
         measured.service_ef_search = ef_search_for(count)
@@ -513,12 +423,12 @@ def latency_rows(count: int, measured: Measured) -> list[str]:
     rows = []
     for name, label, recall in labels:
         p50, p95, p99 = percentiles(times[name])
-        ratios = f"{p50 / floor_p50:.2f}x | {p95 / floor_p95:.2f}x"
+        ratios = [f"{p50 / floor_p50:.2f}x", f"{p95 / floor_p95:.2f}x"]
         if name in ("embed", "bare", "bare service"):
-            ratios = " | "
+            ratios = ["", ""]
         score = f"{measured.recalls[recall]:.3f}" if recall else ""
         rows.append(
-            f"| {count:,} | {label} | {p50:.1f} | {p95:.1f} | {p99:.1f} | {ratios} | {score} |"
+            table_row(f"{count:,}", label, f"{p50:.1f}", f"{p95:.1f}", f"{p99:.1f}", *ratios, score)
         )
     return rows
 
@@ -551,8 +461,7 @@ def stage_rows(count: int, measured: Measured, names: list[str]) -> list[str]:
         rest = np.median(
             [t - sum(s.values()) for t, s in zip(measured.times[name], stages, strict=True)]
         )
-        cells = " | ".join([*medians, f"{rest:.1f}"])
-        rows.append(f"| {count:,} | {name} | {cells} |")
+        rows.append(table_row(f"{count:,}", name, *medians, f"{rest:.1f}"))
     return rows
 
 
@@ -562,7 +471,7 @@ def sweep_rows(count: int, measured: Measured) -> list[str]:
     for ef, (_, times) in sorted(measured.sweep.items()):
         p50, p95, _ = percentiles(times)
         recall = measured.recalls[f"ef {ef}"]
-        rows.append(f"| {count:,} | {ef} | {recall:.3f} | {p50:.1f} | {p95:.1f} |")
+        rows.append(table_row(f"{count:,}", ef, f"{recall:.3f}", f"{p50:.1f}", f"{p95:.1f}"))
     return rows
 
 
@@ -615,27 +524,25 @@ def throughput_rows(count: int, measured: Measured) -> list[str]:
         qps = [requests / seconds for requests, seconds, _ in bursts]
         latencies = [ms for _, _, burst in bursts for ms in burst]
         p50, p95, _ = percentiles(latencies)
-        rows.append(
-            f"| {count:,} | {mode} | {clients} | {np.median(qps):.1f} "
-            f"({min(qps):.1f}-{max(qps):.1f}) | {p50:.1f} | {p95:.1f} |"
-        )
+        spread = f"{np.median(qps):.1f} ({min(qps):.1f}-{max(qps):.1f})"
+        rows.append(table_row(f"{count:,}", mode, clients, spread, f"{p50:.1f}", f"{p95:.1f}"))
     return rows
 
 
 def section(args: argparse.Namespace, results: dict[int, Measured]) -> str:
     """Returns the markdown section with every size's figures."""
-    latency = [
-        "| chunks | what | p50 ms | p95 ms | p99 ms | p50 / floor | p95 / floor | recall@10 |"
-    ]
-    latency.append("|---:|---|---:|---:|---:|---:|---:|---:|")
-    throughput = ["| chunks | mode | clients | queries/s, median (range) | p50 ms | p95 ms |"]
-    throughput.append("|---:|---|---:|---:|---:|---:|")
+    latency = table_head(
+        "chunks | what | p50 ms | p95 ms | p99 ms | p50 / floor | p95 / floor | recall@10",
+        "rlrrrrrr",
+    )
+    throughput = table_head(
+        "chunks | mode | clients | queries/s, median (range) | p50 ms | p95 ms", "rlrrrr"
+    )
     names = stage_names(results)
-    stages = [
-        f"| chunks | what | {' | '.join(names)} | the rest |",
-        "|---:|---|" + "---:|" * (len(names) + 1),
-    ]
-    efs = ["| chunks | ef_search | recall@10 | p50 ms | p95 ms |", "|---:|---:|---:|---:|---:|"]
+    stages = table_head(
+        " | ".join(["chunks", "what", *names, "the rest"]), "rl" + "r" * len(names) + "r"
+    )
+    efs = table_head("chunks | ef_search | recall@10 | p50 ms | p95 ms", "rrrrr")
     notes, goals = [], []
     for count, measured in results.items():
         latency += latency_rows(count, measured)
@@ -688,7 +595,7 @@ def section(args: argparse.Namespace, results: dict[int, Measured]) -> str:
             "Goals:",
             *goals,
             "",
-            machine_summary() + " The machine is shared with other work, so figures are noisy.",
+            machine_summary(shared=True),
             "",
             f"Reproduce: `python bench/query.py --sizes {' '.join(map(str, args.sizes))} "
             f"--queries {queries} --rounds {args.rounds}`",
@@ -706,16 +613,10 @@ def run(args: argparse.Namespace, server_url: str, data_dir: Path) -> dict[int, 
     passages = read_passages(args.corpus, args.pool, np.random.default_rng(0))
     pool: Vectors | None = None
     results: dict[int, Measured] = {}
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
     for count, queries in sizes_and_queries(args):
-        database = f"citelock_bench_query_{count}"
-        with admin.connect() as connection:
-            connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)'))
-            connection.execute(sa.text(f'CREATE DATABASE "{database}"'))
-        url = sa.make_url(server_url).set(database=database).render_as_string(hide_password=False)
+        url = fresh_database(server_url, f"citelock_bench_query_{count}")
         results[count], pool = measure(url, data_dir, count, queries, args.rounds, passages, pool)
         print("\n".join(latency_rows(count, results[count])), flush=True)
-    admin.dispose()
     return results
 
 
@@ -727,24 +628,14 @@ def main() -> None:
     parser.add_argument("--pool", type=int, default=300, help="passages embedded for real")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--database-url", default="")
-    parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     parser.add_argument("--section", choices=["latency", "highlights"], default="latency")
-    parser.add_argument("--serve", help=argparse.SUPPRESS)  # the server subprocess
-    parser.add_argument("--data-dir", help=argparse.SUPPRESS)
-    parser.add_argument("--fd", type=int, help=argparse.SUPPRESS)
-    parser.add_argument("--highlights", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.serve:
-        serve_child(args.serve, args.data_dir, args.fd, args.highlights, args.bare)
-        return
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    with tempfile.TemporaryDirectory() as data_dir:
-        server_url = Settings(database_url=args.database_url, _env_file=None).database_url
-        if not server_url:
-            from app.db.embedded import embedded_database_url, start_embedded_postgres
-
-            server_url = embedded_database_url(start_embedded_postgres(Path(data_dir)))
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        database_server(args.database_url, Path(data_dir)) as server_url,
+    ):
         if args.section == "highlights":
             from bench.highlights import HIGHLIGHTS_TITLE, measure_highlights
 

@@ -24,27 +24,35 @@ import argparse
 import re
 import sys
 import tempfile
-import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 import sqlalchemy as sa
-from pgvector.psycopg import register_vector
 from psycopg.types.json import Jsonb
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.config import Settings
 from app.db.models import Chunk, Document
 from app.embedding.embedder import embed_query
 from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.search import EXACT_SCAN_MAX_ROWS, SearchMode, search_chunks
-from bench.report import machine_summary
+from bench.kit import (
+    database_server,
+    fresh_database,
+    machine_summary,
+    percentiles,
+    settings_for,
+    table_head,
+    table_row,
+    timed,
+    vector_driver,
+)
 
 DIM = 384
 CHUNKS_PER_DOCUMENT = 500
@@ -63,14 +71,16 @@ Chosen by local intrinsic dimension, on which HNSW recall depends most: on 503 p
 ../shared/corpus/docs the MLE estimate (20 neighbours) is 12.7; on as many chunks mixed
 from 300 of them it is 13.6 with this noise, 15.6 with 0.5 and 12.3 with 0.35."""
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]*[.,;:)]?")
+COPY_COLUMNS = [column for column in Chunk.__table__.columns if column.computed is None]
+"""The chunks table's columns a row is written with: all but the generated ones."""
 COPY_STATEMENT = (
-    "COPY chunks (id, document_id, ordinal, page_start, page_end, page_span_start, "
-    "page_span_end, document_span_start, document_span_end, bbox, line_rects, chapter, "
-    "section, content, content_sha256, token_count, flags, embedding) "
+    f"COPY chunks ({', '.join(column.name for column in COPY_COLUMNS)}) "
     "FROM STDIN WITH (FORMAT BINARY)"
 )
-COPY_TYPES = ["uuid", "uuid", *["int4"] * 7, "float8[]", "jsonb", "text", "text", "text"]
-COPY_TYPES += ["text", "int4", "text[]", "vector"]
+COPY_TYPES = sa.text(
+    "SELECT attname, atttypid FROM pg_attribute WHERE attrelid = 'chunks'::regclass AND attnum > 0"
+)
+"""The database's type (oid) of each chunks column: binary COPY writes each value as it."""
 BULK_INDEXES = ("ix_chunks_embedding_hnsw", "ix_chunks_content_tsv")
 """Indexes dropped while chunks are copied in and built afterwards."""
 
@@ -84,31 +94,30 @@ def unit(vectors: npt.NDArray[np.float64]) -> Vectors:
     return unit_vectors
 
 
-def chunk_values(row: int, content: str, vector: Vectors) -> list[Any]:
-    """Returns the COPY_STATEMENT values of the corpus's `row`-th chunk."""
+def chunk_values(row: int, content: str, vector: Vectors) -> dict[str, Any]:
+    """Returns the column values of the corpus's `row`-th chunk, by column name."""
     ordinal = row % CHUNKS_PER_DOCUMENT
     page = ordinal // 3 + 1
-    chunk_id = uuid.UUID(int=(1 << 64) + row)
-    document_id = uuid.UUID(int=row // CHUNKS_PER_DOCUMENT + 1)
-    pages = [page, page + (ordinal % 5 == 0)]
-    spans = [0, 10, ordinal * 10, ordinal * 10 + 10]
-    titles = [f"Chapter {ordinal // 50 + 1}", f"Section {ordinal // 10 + 1}"]
-    flags = ["references"] if ordinal % 40 == 39 else []
-    return [
-        chunk_id,
-        document_id,
-        ordinal,
-        *pages,
-        *spans,
-        [0.0, 0.0, 1.0, 1.0],
-        Jsonb([]),
-        *titles,
-        content,
-        "0" * 64,
-        len(content.split()),
-        flags,
-        vector,
-    ]
+    return {
+        "id": uuid.UUID(int=(1 << 64) + row),
+        "document_id": uuid.UUID(int=row // CHUNKS_PER_DOCUMENT + 1),
+        "ordinal": ordinal,
+        "page_start": page,
+        "page_end": page + (ordinal % 5 == 0),
+        "page_span_start": 0,
+        "page_span_end": 10,
+        "document_span_start": ordinal * 10,
+        "document_span_end": ordinal * 10 + 10,
+        "bbox": [0.0, 0.0, 1.0, 1.0],
+        "line_rects": Jsonb([]),
+        "chapter": f"Chapter {ordinal // 50 + 1}",
+        "section": f"Section {ordinal // 10 + 1}",
+        "content": content,
+        "content_sha256": "0" * 64,
+        "token_count": len(content.split()),
+        "flags": ["references"] if ordinal % 40 == 39 else [],
+        "embedding": vector,
+    }
 
 
 def document_rows(count: int) -> list[dict[str, Any]]:
@@ -143,10 +152,9 @@ def store_chunks(runtime: Runtime, count: int, chunks: Iterable[tuple[str, Vecto
     """
     with runtime.sessions.begin() as session:
         session.execute(sa.insert(Document), document_rows(count))
-    connection = runtime.engine.raw_connection()
-    try:
-        driver: Any = connection.driver_connection
-        register_vector(driver)
+    with runtime.engine.connect() as connection:
+        types = dict(connection.execute(COPY_TYPES).tuples().all())
+    with vector_driver(runtime.engine) as driver:
         with driver.cursor() as cursor:
             indexes = [
                 cursor.execute(f"SELECT pg_get_indexdef('{name}'::regclass)").fetchone()[0]
@@ -154,18 +162,16 @@ def store_chunks(runtime: Runtime, count: int, chunks: Iterable[tuple[str, Vecto
             ]
             cursor.execute(f"DROP INDEX {', '.join(BULK_INDEXES)}")
             with cursor.copy(COPY_STATEMENT) as copy:
-                copy.set_types(COPY_TYPES)
+                copy.set_types([types[column.name] for column in COPY_COLUMNS])
                 for row, (content, vector) in zip(range(count), chunks, strict=False):
-                    copy.write_row(chunk_values(row, content, vector))
+                    values = chunk_values(row, content, vector)
+                    copy.write_row([values[column.name] for column in COPY_COLUMNS])
             cursor.execute("SET LOCAL maintenance_work_mem = '1GB'")  # the graph fits: faster
             for index in indexes:
                 cursor.execute(index)
         driver.commit()
         driver.autocommit = True  # VACUUM runs outside a transaction
         driver.execute("VACUUM ANALYZE documents, chunks")
-    finally:
-        driver.autocommit = False
-        connection.close()
     # Pooled connections fit hnsw.ef_search to the table's size when they open (and then once a
     # minute): new ones see the loaded table at once.
     runtime.engine.dispose()
@@ -326,15 +332,13 @@ def measure(runtime: Runtime, count: int, queries: int, rng: np.random.Generator
     # model's threads keep spinning after a call, and an exact scan evicts the index's pages.
     times: dict[str, list[float]] = {name: [] for name in ["embed", *cases]}
     for _ in range(queries):
-        started = time.perf_counter()
-        embed_query(runtime.embedder, QUERY_SENTENCE)
-        times["embed"].append((time.perf_counter() - started) * 1000)
+        times["embed"].append(timed(embed_query, runtime.embedder, QUERY_SENTENCE)[0])
     found: dict[str, list[Any]] = {name: [] for name in cases}
     for query in range(queries):
         for name, (queries_of_case, case, _) in cases.items():
-            started = time.perf_counter()
-            found[name].append(case(queries_of_case[query], texts[query]))
-            times[name].append((time.perf_counter() - started) * 1000)
+            ms, hits = timed(case, queries_of_case[query], texts[query])
+            found[name].append(hits)
+            times[name].append(ms)
     recalls: dict[str, list[float]] = {name: [] for name in cases}
     for name, (queries_of_case, _, filters) in cases.items():
         for vector, hits in zip(queries_of_case, found[name], strict=True):
@@ -362,19 +366,19 @@ def table_rows(
 
     def row(label: str, samples: Any, name: str = "") -> str:
         recall = f"{np.mean(recalls[name]):.3f}" if recalls.get(name) else ""
-        p50, p95 = np.percentile(samples, 50), np.percentile(samples, 95)
-        return f"| {count:,} | {label} | {p50:.2f} | {p95:.2f} | {recall} |"
+        p50, p95, _ = percentiles(samples)
+        return table_row(f"{count:,}", label, f"{p50:.2f}", f"{p95:.2f}", recall)
 
     embed = np.array(times["embed"])
     floor = embed + np.array(times["bare"])
     rows = [
         row("query embedding alone", embed),
-        f"| {count:,} | ({sizes}) | | | |",
+        table_row(f"{count:,}", f"({sizes})", "", "", ""),
         row("**floor**: embedding + bare top-10 SQL", floor, "bare"),
     ]
     for name in ("vector", "hybrid"):
         total = embed + np.array(times[name])
-        ratio = np.percentile(total, 95) / np.percentile(floor, 95)
+        ratio = percentiles(total)[1] / percentiles(floor)[1]
         label = f"embedding + `search_chunks` {name} (p95 **{ratio:.2f}x** floor)"
         rows.append(row(label, total, name))
     for name, label in [
@@ -389,45 +393,19 @@ def table_rows(
     return rows
 
 
-def database_server(database_url: str, data_dir: Path) -> str:
-    """Returns the URL of the server to measure on: DATABASE_URL's (the argument, else the
-    environment's), or else an embedded server's, started in `data_dir`."""
-    url = Settings(database_url=database_url, _env_file=None).database_url
-    if url:
-        return url
-    from app.db.embedded import embedded_database_url, start_embedded_postgres
-
-    return embedded_database_url(start_embedded_postgres(data_dir))
-
-
-def fresh_database(admin: sa.Engine, name: str) -> str:
-    """Returns the URL of database `name` on `admin`'s server, dropped and created anew."""
-    with admin.connect() as connection:
-        connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    return admin.url.set(database=name).render_as_string(hide_password=False)
-
-
 def run(sizes: list[int], queries: int, server_url: str, data_dir: Path) -> str:
     """Returns the markdown section with the figures for every size."""
     rows: list[str] = []
-    admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
     for count in sizes:
-        url = fresh_database(admin, f"citelock_bench_search_{count}")
-        settings = Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None)
-        runtime = open_runtime(settings)
-        try:
+        url = fresh_database(server_url, f"citelock_bench_search_{count}")
+        with closing(open_runtime(settings_for(url, data_dir))) as runtime:
             rows += measure(runtime, count, queries, np.random.default_rng(count))
-        finally:
-            runtime.close()
-    admin.dispose()
     return "\n".join(
         [
             f"{queries} queries per size; milliseconds; recall@10 against an exact scan of the "
             "same filtered set. The chunks and query vectors are synthetic (see the script).",
             "",
-            "| chunks | what | p50 ms | p95 ms | recall@10 |",
-            "|---:|---|---:|---:|---:|",
+            *table_head("chunks | what | p50 ms | p95 ms | recall@10", "rlrrr"),
             *rows,
             "",
             machine_summary(),
@@ -444,8 +422,10 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--database-url", default="")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as data_dir:
-        url = database_server(args.database_url, Path(data_dir))
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        database_server(args.database_url, Path(data_dir)) as url,
+    ):
         print(run(args.sizes, args.queries, url, Path(data_dir)))
 
 

@@ -27,21 +27,33 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
-import sqlalchemy as sa
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.core.config import Settings
 from app.embedding.embedder import embed_texts
 from app.flows.runtime import open_runtime
-from bench.query import DEFAULT_CORPUS, REPOSITORY, TOP_K, Server, percentiles
-from bench.report import machine_summary, write_section
+from bench.kit import (
+    BENCHMARKS,
+    DEFAULT_CORPUS,
+    Server,
+    database_server,
+    fresh_database,
+    machine_summary,
+    percentiles,
+    settings_for,
+    table_head,
+    table_row,
+    text_pdf,
+    write_section,
+)
+from bench.query import TOP_K
 from bench.search_floor import passage_chunks, query_phrases, read_passages, store_chunks
 
 WARM_UP_SECONDS = 60.0
@@ -84,18 +96,14 @@ def resident_bytes(pid: int) -> int:
 
 def upload_pdfs(passages: list[str], count: int, pages: int = 2) -> list[bytes]:
     """Returns `count` distinct PDFs of `pages` pages, each a passage a page."""
-    import pymupdf
-
-    pdfs = []
-    for number in range(count):
-        document = pymupdf.open()
-        for page_number in range(pages):
-            page = document.new_page()
-            text = passages[(pages * number + page_number) % len(passages)]
-            page.insert_textbox(pymupdf.Rect(72, 72, 523, 770), text, fontsize=11)
-        pdfs.append(document.tobytes())
-        document.close()
-    return pdfs
+    return [
+        text_pdf(
+            [passages[(pages * number + page) % len(passages)] for page in range(pages)],
+            box=(72, 72, 523, 770),
+            fontsize=11,
+        )
+        for number in range(count)
+    ]
 
 
 def client_loop(
@@ -212,9 +220,7 @@ def burst(base_url: str, pid: int, pdfs: list[bytes], pages: int) -> BurstResult
 def soak(args: argparse.Namespace, url: str, data_dir: Path) -> SoakResult:
     """Returns what the clients saw and the server's memory, after pre-filling the database."""
     rng = np.random.default_rng(0)
-    settings = Settings(database_url=url, citelock_data_dir=data_dir, _env_file=None)
-    runtime = open_runtime(settings)
-    try:
+    with closing(open_runtime(settings_for(url, data_dir))) as runtime:
         passages = read_passages(args.corpus, args.pool, rng)
         pool = embed_texts(runtime.embedder, passages)
         started = time.perf_counter()
@@ -222,8 +228,6 @@ def soak(args: argparse.Namespace, url: str, data_dir: Path) -> SoakResult:
         load_notes = (
             f"{args.chunks} chunks loaded and indexed in {time.perf_counter() - started:.0f} s"
         )
-    finally:
-        runtime.close()
     texts = query_phrases(passages, QUERY_TEXTS, rng)
     pdfs = upload_pdfs(passages, UPLOAD_PDFS)
     burst_pdfs = upload_pdfs(passages, args.burst, args.burst_pages)
@@ -282,21 +286,15 @@ def section(args: argparse.Namespace, result: SoakResult) -> str:
     """Returns the markdown of the soak's figures."""
     mib = 2**20
     growth = result.memory_end / result.memory_start - 1
-    rows = [
-        "| kind | requests | errors | per second | p50 ms | p95 ms | p99 ms |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
+    rows = table_head("kind | requests | errors | per second | p50 ms | p95 ms | p99 ms", "lrrrrrr")
     for kind in ("query", "upload"):
         latencies = result.tally.latencies.get(kind, [])
         if not latencies:
             continue
-        p50, p95, p99 = percentiles(latencies)
         errors = len(result.tally.errors.get(kind, []))
-        rate = len(latencies) / result.seconds
-        rows.append(
-            f"| {kind} | {len(latencies)} | {errors} | {rate:.1f} | {p50:.1f} | {p95:.1f} "
-            f"| {p99:.1f} |"
-        )
+        rate = f"{len(latencies) / result.seconds:.1f}"
+        figures = (f"{p:.1f}" for p in percentiles(latencies))
+        rows.append(table_row(kind, len(latencies), errors, rate, *figures))
     error_kinds = sorted({e for errors in result.tally.errors.values() for e in errors})
     query_p99 = percentiles(result.tally.latencies["query"])[2]
     total_errors = sum(len(errors) for errors in result.tally.errors.values())
@@ -349,28 +347,15 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--database-url", default="")
     parser.add_argument("--write", action="store_true", help="write docs/benchmarks.md")
-    parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     args = parser.parse_args()
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    with tempfile.TemporaryDirectory() as data_dir:
-        server_url = Settings(database_url=args.database_url, _env_file=None).database_url
-        embedded = None
-        if not server_url:
-            from app.db.embedded import embedded_database_url, start_embedded_postgres
-
-            embedded = start_embedded_postgres(Path(data_dir))
-            server_url = embedded_database_url(embedded)
-        admin = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
-        with admin.connect() as connection:
-            connection.execute(
-                sa.text('DROP DATABASE IF EXISTS "citelock_bench_soak" WITH (FORCE)')
-            )
-            connection.execute(sa.text('CREATE DATABASE "citelock_bench_soak"'))
-        admin.dispose()
-        url = sa.make_url(server_url).set(database="citelock_bench_soak")
-        result = soak(args, url.render_as_string(hide_password=False), Path(data_dir))
-        if embedded is not None:
-            embedded.cleanup()
+    with (
+        tempfile.TemporaryDirectory() as data_dir,
+        database_server(args.database_url, Path(data_dir)) as server_url,
+    ):
+        url = fresh_database(server_url, "citelock_bench_soak")
+        result = soak(args, url, Path(data_dir))
     text = section(args, result)
     print(text)
     if args.write:

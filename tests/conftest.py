@@ -9,12 +9,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-import sqlalchemy as sa
-from sqlalchemy.engine import make_url
 
 from app.core.config import Settings
 from app.flows.runtime import Runtime, open_runtime
-from tests.shared_corpus import SHARED_CORPUS
+from tests.helpers.corpus import SHARED_CORPUS
+from tests.helpers.database import fresh_database, settings_for
 
 
 @pytest.fixture(scope="session")
@@ -34,20 +33,6 @@ def server_url() -> Iterator[str]:
     shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def fresh_database(server_url: str, name: str) -> str:
-    """Returns the URL of an empty database `name` on the test server."""
-    engine = sa.create_engine(server_url, isolation_level="AUTOCOMMIT")
-    with engine.connect() as connection:
-        connection.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        connection.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    engine.dispose()
-    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
-
-
-def test_settings(database_url: str, data_dir: Path) -> Settings:
-    return Settings(database_url=database_url, citelock_data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]
-
-
 @pytest.fixture(scope="session")
 def open_test_runtime(
     server_url: str, tmp_path_factory: pytest.TempPathFactory
@@ -57,7 +42,7 @@ def open_test_runtime(
 
     def open_for(database: str) -> Runtime:
         url = fresh_database(server_url, database)
-        runtime = open_runtime(test_settings(url, tmp_path_factory.mktemp(database)))
+        runtime = open_runtime(settings_for(url, tmp_path_factory.mktemp(database)))
         opened.append(runtime)
         return runtime
 

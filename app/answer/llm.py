@@ -28,7 +28,7 @@ from app.answer.synthesis import (
     source_label,
     terms,
 )
-from app.core.chunks import Passage
+from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.sentences import split_sentences
 
@@ -57,7 +57,7 @@ class ChatModel:
     timeout: float
 
 
-def chat_messages(query: str, context: Sequence[Passage]) -> list[dict[str, str]]:
+def chat_messages(query: str, context: Sequence[Candidate]) -> list[dict[str, str]]:
     """Returns the chat request's messages: the rules, then the numbered chunks and the question."""
     sources = "\n\n".join(
         f"[{number}] {source_label(c.document_filename, c.page_start, c.page_end)}\n{c.content}"
@@ -112,7 +112,7 @@ def cited_sentences(reply: str) -> list[tuple[str, list[int]]]:
     return found
 
 
-def supporting_sentence(claim: str, chunk: Passage) -> tuple[int, int, float] | None:
+def supporting_sentence(claim: str, chunk: Candidate) -> tuple[int, int, float] | None:
     """Returns the span of the chunk's sentence that best supports `claim`, and its support.
 
     Support is the share of the claim's terms the sentence holds; a sentence the claim quotes
@@ -133,7 +133,7 @@ def supporting_sentence(claim: str, chunk: Passage) -> tuple[int, int, float] | 
     return best if best is not None and best[2] >= SUPPORT_FLOOR else None
 
 
-def synthesize_with_model(query: str, context: Sequence[Passage], chat: ChatModel) -> Answer:
+def synthesize_with_model(query: str, context: Sequence[Candidate], chat: ChatModel) -> Answer:
     """Returns the model's answer to `query` over `context`, every claim supported and cited.
 
     Raises ChatFailed when the model cannot be asked or no sentence of its reply stands.

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from app.core.chunks import Passage
+from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.records import PAGE_BREAK
 from app.core.sentences import split_sentences
@@ -68,7 +68,7 @@ STOPWORDS = frozenset(
 class Claim:
     """One claim, shown as `text`, cited as `[source]`, resting on `chunk.content[start:end]`."""
 
-    chunk: Passage
+    chunk: Candidate
     start: int
     end: int
     text: str
@@ -133,7 +133,7 @@ def chunk_sentences(content: str, page_break: int | None) -> list[tuple[int, int
     return spans
 
 
-def sentence_pages(chunk: Passage, start: int, end: int) -> tuple[int, int]:
+def sentence_pages(chunk: Candidate, start: int, end: int) -> tuple[int, int]:
     """Returns the first and last page that `chunk.content[start:end]` lies on.
 
     Exact for chunks on one or two pages, which is all chunking makes; for a longer chunk,
@@ -160,14 +160,14 @@ class _Scored:
     coverage: float
     rank: int
     order: int
-    chunk: Passage
+    chunk: Candidate
     start: int
     end: int
     words: frozenset[str]
     complete: bool
 
 
-def synthesize(query: str, ranked: Sequence[Passage], context: Sequence[Passage]) -> Answer:
+def synthesize(query: str, ranked: Sequence[Candidate], context: Sequence[Candidate]) -> Answer:
     """Returns the extractive answer to `query` from `context`, each claim cited.
 
     `ranked` is the retrieved chunks best first; `context` the ones the answer may use, in
@@ -214,7 +214,7 @@ def synthesize(query: str, ranked: Sequence[Passage], context: Sequence[Passage]
 
 
 def _score(
-    query_terms: set[str], context: Sequence[Passage], rank_of: dict[uuid.UUID, int]
+    query_terms: set[str], context: Sequence[Candidate], rank_of: dict[uuid.UUID, int]
 ) -> list[_Scored]:
     found: list[_Scored] = []
     for chunk in context:
@@ -244,7 +244,7 @@ def _redundant(candidate: _Scored, other: _Scored) -> bool:
 class Quote:
     """A sentence an answer cites: `chunk.content[start:end]`, shown as `text`."""
 
-    chunk: Passage
+    chunk: Candidate
     start: int
     end: int
     text: str
@@ -295,5 +295,5 @@ def cite(quotes: Sequence[Quote], query_terms: set[str]) -> Answer:
     )
 
 
-def _similarity(chunk: Passage) -> float:
+def _similarity(chunk: Candidate) -> float:
     return min(max(1.0 - chunk.distance, 0.0), 1.0)

@@ -1,0 +1,1 @@
+"""HTTP only: routes, their dependencies, middleware, problem+json errors, the viewer page."""

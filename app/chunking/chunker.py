@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.chunking.furniture import FURNITURE
-from app.core.records import PAGE_BREAK, ChunkDraft, PageText, PageWindow, TocEntry
+from app.core.chunks import ChunkDraft
+from app.core.records import PAGE_BREAK, PageText, PageWindow, TocEntry
 from app.core.sentences import CLOSERS, split_sentences, trim_span
 
 CountTokens = Callable[[list[str]], list[int]]

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from app.chunking.furniture import FURNITURE
 from app.chunking.references import REFERENCES, flag_references
-from app.core.records import ChunkDraft
+from app.core.chunks import ChunkDraft
 
 OCR_NOISE = "ocr_noise"
 """The flag of a chunk whose text is too noisy to quote: a poor OCR layer."""

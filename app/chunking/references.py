@@ -17,7 +17,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.core.records import PAGE_BREAK, ChunkDraft, PageLines, TocEntry
+from app.core.chunks import ChunkDraft
+from app.core.records import PAGE_BREAK, PageLines, TocEntry
 
 REFERENCES = "references"
 """The flag of a chunk in a reference section or reading like a bibliography."""

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import uvicorn
 
     from app.contract.schemas import QueryRequest
-    from app.retrieval.search import Candidate
+    from app.core.chunks import Candidate
 
 app = typer.Typer(help="citelock: citation-locked answers from your PDFs.", no_args_is_help=True)
 console = Console(stderr=True)

@@ -109,20 +109,25 @@ class PageRect(BaseModel):
     rect: tuple[float, float, float, float]
 
 
-class ChunkOut(BaseModel):
-    """A stored chunk with its provenance; never its embedding."""
+class ChunkBase(BaseModel):
+    """What every chunk the contract shows says of itself: its text and where it stands."""
 
     chunk_id: uuid.UUID
-    ordinal: int
+    content: str
     page_start: int
     page_end: int
+    chapter: str | None
+    section: str | None
+
+
+class ChunkOut(ChunkBase):
+    """A stored chunk with its provenance; never its embedding."""
+
+    ordinal: int
     page_span_start: int
     page_span_end: int
     document_span_start: int
     document_span_end: int
-    content: str
-    chapter: str | None
-    section: str | None
     flags: list[str]
     bbox: tuple[float, float, float, float]
     rects: list[PageRect]
@@ -183,15 +188,11 @@ class QueryRequest(BaseModel):
     search: Literal["hybrid", "vector"] | None = None
 
 
-class ChunkHit(BaseModel):
-    chunk_id: uuid.UUID
+class ChunkHit(ChunkBase):
+    """A retrieved chunk, with how it ranked."""
+
     document_id: uuid.UUID
     document_name: str
-    content: str
-    page_start: int
-    page_end: int
-    chapter: str | None
-    section: str | None
     distance: float
     relevance_score: float
     hl_count: int = 0

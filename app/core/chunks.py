@@ -1,36 +1,71 @@
-"""What every layer reads of a stored chunk: its place in the document and its text."""
+"""The one chunk shape every layer shares, its provenance declared once.
+
+Offsets are the truth: a chunk's text runs from `page_span_start` on page `page_start` to
+`page_span_end` on page `page_end` (the pages between wholly), joined by PAGE_BREAK, and
+everything else (spans in the page, rectangles, citations) is derived from them. Each stage
+adds its own fields: chunking a draft's ordinal and token count, search a retrieved chunk's
+distance and ranks.
+"""
 
 from __future__ import annotations
 
 import uuid
-from typing import Protocol
+from dataclasses import dataclass
 
 
-class Ranked(Protocol):
-    @property
-    def chunk_id(self) -> object: ...
-    @property
-    def document_id(self) -> object: ...
-    @property
-    def distance(self) -> float: ...
-    @property
-    def content(self) -> str: ...
-    @property
-    def page_start(self) -> int: ...
-    @property
-    def page_end(self) -> int: ...
-    @property
-    def page_span_start(self) -> int: ...
+@dataclass(frozen=True, kw_only=True)
+class ChunkPlace:
+    """Where a chunk stands in its document's pages."""
+
+    page_start: int
+    page_end: int
+    page_span_start: int
+    """An offset into page `page_start`'s text."""
+    page_span_end: int
+    """An offset into page `page_end`'s text."""
 
 
-class Passage(Ranked, Protocol):
-    """What synthesis reads of a retrieved chunk (app.retrieval.search.Candidate fits)."""
+@dataclass(frozen=True, kw_only=True)
+class ChunkText(ChunkPlace):
+    """A chunk's text at its place, and where it stands in the document's outline."""
 
-    @property
-    def chunk_id(self) -> uuid.UUID: ...
-    @property
-    def document_id(self) -> uuid.UUID: ...
-    @property
-    def document_filename(self) -> str: ...
-    @property
-    def page_span_end(self) -> int: ...
+    content: str
+    chapter: str | None = None
+    section: str | None = None
+    flags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChunkDraft(ChunkText):
+    """A chunk before it is embedded and stored.
+
+    `content == document_text[document_span_start:document_span_end]`, where the document
+    text is the pages' texts joined with PAGE_BREAK, so for a one-page chunk
+    `content == page.text[page_span_start:page_span_end]`.
+    """
+
+    ordinal: int
+    document_span_start: int
+    document_span_end: int
+    token_count: int
+    """The content's length in the embedding model's tokens, counted by chunking."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate(ChunkText):
+    """A stored chunk found by search, with how it ranked and what the caller shows of it."""
+
+    chunk_id: uuid.UUID
+    document_id: uuid.UUID
+    document_filename: str
+    document_title: str
+    distance: float
+    """Cosine distance to the query vector: 0 for the same direction, up to 2."""
+    keyword_rank: int | None = None
+    """1-based rank among the full-text matches; None when not among them, or in "vector" mode."""
+    vector_rank: int | None = None
+    """1-based rank by distance; None for a chunk found only by its words."""
+    fused_score: float = 0.0
+    """Sum of 1 / (RRF_K + rank) over the rankings the chunk is in."""
+    hl_count: int = 0
+    """The reader's marks on the chunk that count toward its rank; 0 unless they were asked for."""

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.core.chunks import Passage
-from app.core.records import NO_LINE, PAGE_BREAK, ChunkDraft, Mark, PageLines, PageText, Rect
+from app.core.chunks import ChunkDraft, ChunkPlace, ChunkText
+from app.core.records import NO_LINE, PAGE_BREAK, Mark, PageLines, PageText, Rect
 
 
 def line_rects(page: PageText, start: int, end: int) -> list[Rect]:
@@ -96,7 +96,7 @@ def page_lines(page: PageText) -> PageLines:
     )
 
 
-def page_break_at(chunk: Passage) -> int | None:
+def page_break_at(chunk: ChunkText) -> int | None:
     """Returns where the last page break starts in the chunk's content, None on one page.
 
     The chunk's text on its last page is the last `page_span_end` characters of its content
@@ -117,7 +117,7 @@ class Segment:
     page_offset: int
 
 
-def chunk_segments(chunk: Passage) -> list[Segment]:
+def chunk_segments(chunk: ChunkText) -> list[Segment]:
     """Returns the pieces of the chunk's content page by page, in order.
 
     Content runs from `page_span_start` on the first page to `page_span_end` on the last,
@@ -135,16 +135,11 @@ def chunk_segments(chunk: Passage) -> list[Segment]:
     ]
 
 
-@dataclass(frozen=True)
-class ChunkSpan:
-    """Where a stored chunk lies: from `page_span_start` on `page_start` to `page_span_end`
-    on `page_end`, the pages between wholly."""
+@dataclass(frozen=True, kw_only=True)
+class ChunkSpan(ChunkPlace):
+    """Where a stored chunk lies, for placing the reader's marks on it."""
 
     chunk_id: uuid.UUID
-    page_start: int
-    page_end: int
-    page_span_start: int
-    page_span_end: int
 
     def covers(self, mark: Mark) -> bool:
         """Says whether the mark's text overlaps this chunk, or, for a note, whether the

@@ -12,6 +12,8 @@ from typing import Generic, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from app.core.chunks import ChunkDraft
+
 Rect = tuple[float, float, float, float]
 """x0, y0, x1, y1 in PDF points, origin top-left (PyMuPDF's page coordinates)."""
 
@@ -100,30 +102,6 @@ class ExtractedDocument(Generic[PageT]):
     toc: list[TocEntry]
     title: str | None = None
     annotations: list[PdfAnnotation] = field(default_factory=list)
-
-
-@dataclass(frozen=True)
-class ChunkDraft:
-    """A chunk before it is embedded and stored.
-
-    `content == document_text[document_span_start:document_span_end]`, where the document
-    text is the pages' texts joined with PAGE_BREAK. `page_span_start` is an offset into
-    page `page_start`, `page_span_end` into page `page_end`, so for a one-page chunk
-    `content == page.text[page_span_start:page_span_end]`.
-    """
-
-    ordinal: int
-    page_start: int
-    page_end: int
-    page_span_start: int
-    page_span_end: int
-    document_span_start: int
-    document_span_end: int
-    content: str
-    token_count: int
-    chapter: str | None = None
-    section: str | None = None
-    flags: tuple[str, ...] = field(default=())
 
 
 @dataclass(frozen=True)

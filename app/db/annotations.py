@@ -37,12 +37,16 @@ def chunk_spans(*, session: Session, document_id: uuid.UUID) -> list[ChunkSpan]:
     """Returns where each of the document's chunks lies, in document order."""
     rows = session.execute(
         select(
-            Chunk.id, Chunk.page_start, Chunk.page_end, Chunk.page_span_start, Chunk.page_span_end
+            Chunk.id.label("chunk_id"),
+            Chunk.page_start,
+            Chunk.page_end,
+            Chunk.page_span_start,
+            Chunk.page_span_end,
         )
         .where(Chunk.document_id == document_id)
         .order_by(Chunk.ordinal, Chunk.id)
     ).all()
-    return [ChunkSpan(*row) for row in rows]
+    return [ChunkSpan(**row._mapping) for row in rows]
 
 
 def store_marks(

@@ -52,18 +52,21 @@ class Embedder(Protocol):
         ...
 
 
-def embed_texts(embedder: Embedder, texts: Sequence[str]) -> FloatArray:
+def embed_texts(
+    embedder: Embedder, texts: Sequence[str], *, token_counts: Sequence[int] | None = None
+) -> FloatArray:
     """Returns an (n, dim) float32 array whose row i is the unit vector of texts[i].
 
     Texts are embedded in order of length, `embedder.batch_size` at a time, so a batch pads
-    its texts to a similar length instead of to the longest text in the input.
+    its texts to a similar length instead of to the longest text in the input. `token_counts`
+    are the texts' lengths in tokens when the caller has counted them already (chunking has).
     """
     vectors = np.empty((len(texts), embedder.dim), dtype=np.float32)
     # Lengths in WordPiece tokens, not characters: in PDF text (numbers, symbols, rare words)
     # characters per token vary so much that, on chunks of mixed lengths, sorting by
     # characters left about a third more padding than sorting by tokens. Counting costs
     # under 1% of the embedding time.
-    lengths = count_tokens(list(texts))
+    lengths = count_tokens(list(texts)) if token_counts is None else token_counts
     by_length = sorted(range(len(texts)), key=lengths.__getitem__)
     for start in range(0, len(by_length), embedder.batch_size):
         rows = by_length[start : start + embedder.batch_size]

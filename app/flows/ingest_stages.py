@@ -26,9 +26,10 @@ from app.chunking.chunker import CountTokens, DocumentChunker
 from app.chunking.flags import flag_chunks
 from app.chunking.furniture import find_furniture
 from app.chunking.references import reference_sections
+from app.core.chunks import ChunkDraft
 from app.core.config import Settings
 from app.core.geometry import chunk_rects
-from app.core.records import ChunkDraft, ExtractedDocument, Mark, PageBatch, PageLines, PlacedChunk
+from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines, PlacedChunk
 from app.db.annotations import store_marks
 from app.db.models import Document, DocumentFile
 from app.embedding.embedder import Embedder, embed_texts
@@ -187,11 +188,14 @@ def embed_drafts(
     """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline, if any,
     checked before each group."""
     texts = [draft.content for draft in drafts]
+    # Chunking counted each draft's tokens: embedding orders the texts by them.
+    counts = [draft.token_count for draft in drafts]
     groups = []
     for start in range(0, len(texts), EMBED_GROUP):
         if deadline is not None:
             deadline.check(f"embedding chunk {start + 1} of {len(texts)}")
-        groups.append(embed_texts(embedder, texts[start : start + EMBED_GROUP]))
+        group = slice(start, start + EMBED_GROUP)
+        groups.append(embed_texts(embedder, texts[group], token_counts=counts[group]))
     if not groups:
         return np.empty((0, embedder.dim), dtype=np.float32)
     return np.concatenate(groups)

@@ -23,7 +23,7 @@ from app.contract.schemas import (
     SelectionScope,
     SynthesisUsed,
 )
-from app.core.chunks import Passage
+from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
 from app.core.links import response_scope, token_query
 from app.db.responses import store_response
@@ -37,7 +37,6 @@ from app.retrieval.pipeline import (
     retrieve_context,
 )
 from app.retrieval.rerank import AnnotationSignal
-from app.retrieval.search import Candidate
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
 
@@ -133,7 +132,7 @@ def chunk_hit(chunk: Candidate, params: RetrievalParams) -> ChunkHit:
 
 
 def write_answer(
-    query: str, ranked: Sequence[Passage], context: Sequence[Passage], settings: Settings
+    query: str, ranked: Sequence[Candidate], context: Sequence[Candidate], settings: Settings
 ) -> tuple[Answer, SynthesisUsed]:
     """Returns the answer as SYNTHESIS asks, and how it was written.
 

@@ -1,1 +1,5 @@
-"""Background ingestion: queue a long upload, run it in workers, report its progress."""
+"""Background ingestion's queue: a long upload queued, run by workers, its progress reported."""
+
+from app.jobs.queue import InProcessWorker, defer_ingestion, run_worker
+
+__all__ = ["InProcessWorker", "defer_ingestion", "run_worker"]

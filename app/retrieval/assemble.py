@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Generic, TypeVar
 
 from rapidfuzz import fuzz
 
-from app.core.chunks import Ranked
+from app.core.chunks import Candidate
 
 NEAR_DUPLICATE_RATIO = 80.0
 """Two chunks whose texts overlap more than this (rapidfuzz ratio, 0-100) say the same thing."""
@@ -17,19 +16,16 @@ TOKENS_PER_WORD = 1.33
 """English words to model tokens, for the context budget (WordPiece averages about 1.3)."""
 
 
-R = TypeVar("R", bound=Ranked)
-
-
 def similarity(distance: float) -> float:
     """Returns the cosine similarity behind a cosine distance."""
     return 1.0 - distance
 
 
-def above_threshold(ranked: Sequence[R], min_similarity: float) -> list[R]:
+def above_threshold(ranked: Sequence[Candidate], min_similarity: float) -> list[Candidate]:
     return [item for item in ranked if similarity(item.distance) >= min_similarity]
 
 
-def without_duplicates(ranked: Sequence[R], *, limit: int | None = None) -> list[R]:
+def without_duplicates(ranked: Sequence[Candidate], *, limit: int | None = None) -> list[Candidate]:
     """Returns up to `limit` of `ranked`, keeping only the best-ranked of chunks with the same or
     nearly the same text.
 
@@ -38,7 +34,7 @@ def without_duplicates(ranked: Sequence[R], *, limit: int | None = None) -> list
     Each text is normalised once, and the walk stops at `limit`: the comparisons are
     quadratic in what is kept.
     """
-    kept: list[R] = []
+    kept: list[Candidate] = []
     kept_texts: list[str] = []
     seen_texts: set[str] = set()
     for item in ranked:
@@ -63,14 +59,14 @@ def estimate_tokens(text: str) -> int:
 
 
 @dataclass(frozen=True)
-class Context(Generic[R]):
+class Context:
     """The chunks an answer may use, in reading order, and what they cost of the budget."""
 
-    chunks: tuple[R, ...]
+    chunks: tuple[Candidate, ...]
     tokens: int
 
 
-def assemble_context(ranked: Sequence[R], *, token_budget: int) -> Context[R]:
+def assemble_context(ranked: Sequence[Candidate], *, token_budget: int) -> Context:
     """Returns the best-ranked chunks that fit `token_budget`, whole, in reading order.
 
     Chunks are taken best first and never cut: one that does not fit is skipped and a smaller
@@ -78,7 +74,7 @@ def assemble_context(ranked: Sequence[R], *, token_budget: int) -> Context[R]:
     them in document order, so neighbouring passages read as one text; documents come in
     the order of their best chunk.
     """
-    chosen: list[R] = []
+    chosen: list[Candidate] = []
     used = 0
     for item in ranked:
         cost = estimate_tokens(item.content)

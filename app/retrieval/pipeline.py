@@ -9,6 +9,7 @@ from typing import Literal
 from sqlalchemy import exists, select
 from sqlalchemy.orm import Session
 
+from app.core.chunks import Candidate
 from app.db.models import Chunk
 from app.embedding.embedder import Embedder, embed_query
 from app.retrieval.assemble import (
@@ -20,7 +21,7 @@ from app.retrieval.assemble import (
 )
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.rerank import AnnotationSignal, rerank
-from app.retrieval.search import RRF_K, Candidate, SearchMode, search_chunks
+from app.retrieval.search import RRF_K, SearchMode, search_chunks
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import (
     Fallback,
@@ -54,7 +55,7 @@ class ContextBundle:
     status: RetrievalStatus
     chunks: list[Candidate]
     """The top_k chunks, best first."""
-    context: Context[Candidate]
+    context: Context
     """The chunks the answer may use, within the token budget, in reading order."""
     filters: SearchFilters
     timings_ms: dict[str, float]
@@ -141,11 +142,14 @@ def rank_chunks(
     timings["search"] = elapsed_ms(started)
 
     started = time.perf_counter()
-    ranked = sorted(candidates, key=lambda c: ranking_key(c, params.mode))
-    kept = without_duplicates(above_threshold(ranked, params.min_similarity), limit=params.top_k)
-    if params.annotations is not None:
-        # After top_k is taken: the marks change the order of the chosen chunks, never which.
-        hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
+    # search_chunks returns its rows in ranking_key's order already (its ORDER BY).
+    kept = without_duplicates(
+        above_threshold(candidates, params.min_similarity), limit=params.top_k
+    )
+    hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
+    if params.annotations is not None and any(hl_counts.values()):
+        # After top_k is taken: the marks change the order of the chosen chunks, never which;
+        # with no marks on them the order stands.
         kept = rerank(
             kept, hl_counts, params.annotations, score=lambda c: final_score(c, params.mode)
         )

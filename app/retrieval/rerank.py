@@ -12,11 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from app.core.chunks import Ranked
-
-R = TypeVar("R", bound=Ranked)
+from app.core.chunks import Candidate
 
 
 @dataclass(frozen=True)
@@ -31,15 +29,15 @@ class AnnotationSignal:
 
 
 def rerank(
-    ranked: Sequence[R],
+    ranked: Sequence[Candidate],
     hl_counts: Mapping[Any, int],
     signal: AnnotationSignal,
     *,
-    score: Callable[[R], float],
-) -> list[R]:
+    score: Callable[[Candidate], float],
+) -> list[Candidate]:
     """Returns `ranked` sorted by (final_score, distance, chunk id), best first."""
 
-    def key(item: R) -> tuple[float, float, str]:
+    def key(item: Candidate) -> tuple[float, float, str]:
         boost = signal.boost(hl_counts.get(item.chunk_id, 0))
         return (score(item) - boost, item.distance, str(item.chunk_id))
 

@@ -15,9 +15,7 @@ Each statement stands alone (no transaction is needed); no embedding leaves this
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -38,6 +36,7 @@ from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.types import UserDefinedType
 
+from app.core.chunks import Candidate
 from app.db.annotations import boosting_mark_count
 from app.db.connections import fit_connection
 from app.db.models import Chunk, Document
@@ -68,34 +67,6 @@ STATEMENT_CACHE_SIZE = 256
 
 TEXT_SEARCH_CONFIG = "english"
 """The text search configuration of `chunks.content_tsv` (migration 0002); queries must match it."""
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One chunk found by search, with how it ranked, and what the caller shows of it."""
-
-    chunk_id: uuid.UUID
-    document_id: uuid.UUID
-    distance: float
-    """Cosine distance to the query vector: 0 for the same direction, up to 2."""
-    keyword_rank: int | None
-    """1-based rank among the full-text matches; None when not among them, or in "vector" mode."""
-    vector_rank: int | None
-    """1-based rank by distance; None for a chunk found only by its words."""
-    fused_score: float
-    """Sum of 1 / (RRF_K + rank) over the rankings the chunk is in."""
-    content: str
-    page_start: int
-    page_end: int
-    page_span_start: int
-    page_span_end: int
-    chapter: str | None
-    section: str | None
-    flags: tuple[str, ...]
-    document_filename: str
-    document_title: str
-    hl_count: int = 0
-    """The reader's marks on the chunk that count toward its rank; 0 unless they were asked for."""
 
 
 def search_chunks(

@@ -22,12 +22,12 @@ from dataclasses import dataclass, replace
 from sqlalchemy import ColumnElement, case, func, literal, select, tuple_
 from sqlalchemy.orm import Session
 
+from app.core.chunks import Candidate
 from app.core.errors import InvalidSelection
 from app.core.geometry import chunk_segments
 from app.db.documents import get_document
 from app.db.models import Document, Page
 from app.retrieval.filters import READY, SearchFilters
-from app.retrieval.search import Candidate
 from app.retrieval.selection import Match, PageRun, Selection, key_words, locate, page_runs
 
 SELECTION_TOP_K = 3

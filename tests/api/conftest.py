@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 
 from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime
-from app.main import create_app
-from tests.generated_pdfs import text_pdf
-from tests.shared_corpus import corpus_path
+from tests.helpers.clients import client_for
+from tests.helpers.corpus import corpus_path
+from tests.helpers.pdfs import make_pdf
 
 
 @pytest.fixture(scope="session")
@@ -38,10 +38,6 @@ def runtime(api_runtime: Runtime) -> Iterator[Runtime]:
         connection.execute(sa.text("TRUNCATE documents, responses CASCADE"))
 
 
-def client_for(runtime: Runtime) -> TestClient:
-    return TestClient(create_app(runtime.settings, runtime=runtime), raise_server_exceptions=False)
-
-
 @pytest.fixture
 def client(runtime: Runtime) -> Iterator[TestClient]:
     with client_for(runtime) as test_client:
@@ -54,27 +50,6 @@ def limited_client(runtime: Runtime) -> Iterator[TestClient]:
     settings = runtime.settings.model_copy(update={"max_upload_bytes": 1024})
     with client_for(dataclasses.replace(runtime, settings=settings)) as test_client:
         yield test_client
-
-
-PARAGRAPHS = [
-    "Citation locking ties every claim in an answer to the page it came from. "
-    "The reader can open the page and see the very lines that were quoted.",
-    "Trace trees record hot loops in a dynamic language. A tracing compiler "
-    "turns those recorded loops into fast native code for later iterations.",
-    "Vector search finds passages whose meaning is close to the question, "
-    "even when they share few words with it.",
-]
-
-
-HEADINGS = ["Why citations matter", "How the pieces fit together"]
-
-
-def make_pdf() -> bytes:
-    """Returns a two-page text PDF, a heading and a few paragraphs a page, with an outline."""
-    return text_pdf(
-        (heading + "\n\n" + "\n\n".join(PARAGRAPHS) for heading in HEADINGS),
-        toc=[[1, heading, number] for number, heading in enumerate(HEADINGS, 1)],
-    )
 
 
 @pytest.fixture(scope="session")

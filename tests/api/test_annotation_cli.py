@@ -9,8 +9,8 @@ from typer.testing import CliRunner
 
 from app.cli import commands as cli
 from app.flows.runtime import Runtime
-from tests.api.test_annotation_rerank import HIGHLIGHTED_PASSAGE_QUERY
-from tests.shared_corpus import corpus_path
+from tests.helpers.clients import HIGHLIGHTED_PASSAGE_QUERY
+from tests.helpers.corpus import corpus_path
 
 runner = CliRunner()
 

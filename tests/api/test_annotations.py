@@ -13,8 +13,8 @@ from app.core.errors import CitelockError
 from app.db.annotations import verify_annotations
 from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime
-from tests.api.test_documents import upload
-from tests.shared_corpus import corpus_path
+from tests.helpers.clients import upload
+from tests.helpers.corpus import corpus_path
 
 
 def annotated(name: str) -> bytes:

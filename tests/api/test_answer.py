@@ -4,39 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
 
 import pymupdf
 import pytest
-import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
-from tests.api.test_documents import upload
-
-QUERY = "how does a tracing compiler speed up hot loops"
-CLAIM = re.compile(r"(.+?) \[(\d+)\](?: |$)")
-
-
-def claims_of(answer: str) -> list[tuple[str, int]]:
-    """Returns the answer's claims and their source numbers, in order."""
-    found = [(m.group(1), int(m.group(2))) for m in CLAIM.finditer(answer)]
-    assert " ".join(f"{text} [{n}]" for text, n in found) == answer
-    return found
-
-
-def ask(client: TestClient, query: str = QUERY, **body: Any) -> dict[str, Any]:
-    response = client.post("/api/v1/query", json={"query": query, **body})
-    assert response.status_code == 200, response.text
-    result: dict[str, Any] = response.json()
-    return result
-
-
-def page_texts(runtime: Runtime) -> dict[tuple[str, int], str]:
-    with runtime.engine.connect() as connection:
-        rows = connection.execute(sa.text("SELECT document_id, page_number, text FROM pages"))
-        return {(str(row[0]), row[1]): row[2] for row in rows}
+from tests.helpers.clients import ask, claims_of, client_for, page_texts, upload
 
 
 def test_answer_claims_are_quoted_and_cited(client: TestClient, sample_pdf: bytes) -> None:
@@ -63,6 +37,7 @@ def test_highlighted_sources_point_at_the_claims(
     pages = page_texts(runtime)
     claims = [text for text, _ in claims_of(body["answer"])]
     items = body["highlighted_sources"]
+    assert claims
     assert len(items) == len(claims)  # the sample's sentences never cross a page
     for claim, item in zip(claims, items, strict=True):
         [(start, end)] = item["highlight_spans"]

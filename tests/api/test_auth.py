@@ -13,7 +13,7 @@ from pydantic import SecretStr, ValidationError
 from app.core.access import Access, parse_api_keys
 from app.core.config import Settings
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
+from tests.helpers.clients import client_for
 
 READ_WRITE, READ_ONLY = "rw-key-0123456789", "ro-key-0123456789"
 

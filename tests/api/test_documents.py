@@ -11,24 +11,9 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
-from tests.api.conftest import HEADINGS
-from tests.shared_corpus import corpus_path
-
-TABLES = ("documents", "document_files", "pages", "chunks")
-
-
-def upload(client: TestClient, pdf: bytes, name: str = "sample.pdf", **form: str):  # type: ignore[no-untyped-def]
-    return client.post(
-        "/api/v1/documents", files={"file": (name, pdf, "application/pdf")}, data=form
-    )
-
-
-def row_counts(runtime: Runtime) -> dict[str, int]:
-    with runtime.engine.connect() as connection:
-        return {
-            table: connection.execute(sa.text(f"SELECT count(*) FROM {table}")).scalar_one()
-            for table in TABLES
-        }
+from tests.helpers.clients import TABLES, row_counts, upload
+from tests.helpers.corpus import corpus_path
+from tests.helpers.pdfs import HEADINGS
 
 
 def test_upload_document_created(client: TestClient, sample_pdf: bytes) -> None:
@@ -133,6 +118,7 @@ def test_stored_page_geometry_matches_text(
             sa.text("SELECT text, char_boxes, line_ids FROM pages WHERE document_id = :id"),
             {"id": document["id"]},
         ).all()
+    assert len(rows) == 2  # the sample's pages
     for text, boxes, line_ids in rows:
         assert np.frombuffer(boxes, dtype=np.float32).reshape(-1, 4).shape[0] == len(text)
         assert np.frombuffer(line_ids, dtype=np.int32).shape[0] == len(text)

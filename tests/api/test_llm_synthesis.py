@@ -24,9 +24,7 @@ from pydantic import SecretStr
 
 from app.core.config import Synthesis
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
-from tests.api.test_answer import QUERY, ask, claims_of, page_texts
-from tests.api.test_documents import upload
+from tests.helpers.clients import QUERY, ask, claims_of, client_for, page_texts, upload
 
 Reply = Callable[[list[str]], str]
 """Builds the model's reply from the chunk texts of the request, numbered from 1."""

@@ -18,7 +18,7 @@ from app.core.logs import json_formatter
 from app.embedding.backends import HttpEmbedder
 from app.embedding.embedder import Embedder
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
+from tests.helpers.clients import client_for
 
 QUESTION = "how do tracing compilers record hot loops?"
 

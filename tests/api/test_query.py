@@ -9,8 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
-from tests.api.test_documents import upload
+from tests.helpers.clients import client_for, upload
 
 QUERY = "how does a tracing compiler speed up hot loops"
 

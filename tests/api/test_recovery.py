@@ -19,8 +19,8 @@ from app.db.embedded import embedded_database_url, start_embedded_postgres
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
 from app.flows.runtime import Runtime
-from tests import conftest
-from tests.api.conftest import client_for
+from tests.helpers.clients import client_for
+from tests.helpers.database import settings_for
 
 
 @pytest.fixture
@@ -44,7 +44,7 @@ def restartable_runtime(
     configure_connections(engine)
     upgrade_database(engine)
     yield Runtime(
-        settings=conftest.test_settings(url, data_dir / "data"),
+        settings=settings_for(url, data_dir / "data"),
         engine=engine,
         sessions=make_sessionmaker(engine),
         embedder=api_runtime.embedder,

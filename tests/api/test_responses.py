@@ -14,10 +14,8 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
-from tests.api.test_answer import QUERY, ask
-from tests.api.test_documents import upload
-from tests.generated_pdfs import text_pdf
+from tests.helpers.clients import QUERY, ask, client_for, upload
+from tests.helpers.pdfs import text_pdf
 
 
 def stored_rows(runtime: Runtime) -> list[tuple[uuid.UUID, str]]:

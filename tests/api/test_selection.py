@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.api.conftest import HEADINGS, PARAGRAPHS
-from tests.api.test_documents import upload
+from tests.helpers.clients import upload
+from tests.helpers.pdfs import HEADINGS, PARAGRAPHS
 
 QUERY = "how does a tracing compiler speed up hot loops"
 SELECTED = "A tracing compiler turns those recorded loops into fast native code"
@@ -69,6 +69,7 @@ def test_selection_answers_from_its_page_only(
     assert cited_pages(body) == {page}
     assert {chunk["document_id"] for chunk in body["chunks"]} == {document_id}
     assert len(body["chunks"]) <= 3
+    assert body["highlighted_sources"]
     assert all(item["rects"] for item in body["highlighted_sources"])
 
 

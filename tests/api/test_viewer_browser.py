@@ -23,7 +23,7 @@ import uvicorn
 from app.api.viewer import PAGE_SCALE
 from app.flows.runtime import Runtime
 from app.main import create_app
-from tests.shared_corpus import corpus_path
+from tests.helpers.corpus import corpus_path
 
 CHROMIUM = shutil.which("chromium")
 pytestmark = pytest.mark.skipif(
@@ -129,6 +129,7 @@ def test_viewer_in_a_browser(
     assert problems == []
     # Each mark sits where a cited line's rectangle, in points scaled to the image, says.
     rects = [rect for item in body["highlighted_sources"] for rect in item["rects"]]
+    assert placed
     for corners in placed:
         assert any(
             all(abs(a - b) < 1.0 for a, b in zip(corners, rect, strict=True)) for rect in rects

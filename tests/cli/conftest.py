@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -13,16 +12,9 @@ import uvicorn
 from app.core.config import get_settings
 from app.flows.runtime import Runtime
 from app.main import create_app
-from tests.conftest import fresh_database
-from tests.generated_pdfs import text_pdf
-
-
-def make_text_pdf(title: str, pages: int) -> bytes:
-    return text_pdf(
-        f"{title}, page {number}. Citation locking ties every claim to the page it came "
-        f"from, so a reader can open page {number} and see the very lines quoted."
-        for number in range(1, pages + 1)
-    )
+from tests.helpers.database import fresh_database
+from tests.helpers.pdfs import make_text_pdf
+from tests.helpers.service import free_port
 
 
 @pytest.fixture
@@ -46,12 +38,6 @@ def cli_database(server_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     get_settings.cache_clear()
     yield url
     get_settings.cache_clear()
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ import pymupdf
 import pytest
 from citelock_client import AsyncClient, DocumentQueued, NotFound, Unauthorized
 
-from tests.client.conftest import BACKGROUND_PAGES
+from tests.helpers.service import BACKGROUND_PAGES
 
 QUESTION = "how do tracing compilers record hot loops?"
 

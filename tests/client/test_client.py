@@ -23,7 +23,7 @@ from citelock_client import (
     UnsupportedMediaType,
 )
 
-from tests.client.conftest import BACKGROUND_PAGES, READ_ONLY, READ_WRITE
+from tests.helpers.service import BACKGROUND_PAGES, READ_ONLY, READ_WRITE
 
 QUESTION = "how do tracing compilers record hot loops?"
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.client.conftest import CLIENT_ROOT
+from tests.helpers.service import CLIENT_ROOT
 
 SERVICE_ONLY = {"fastapi", "onnxruntime", "pymupdf", "psycopg", "psycopg-binary", "sqlalchemy"}
 

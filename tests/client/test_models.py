@@ -10,7 +10,7 @@ from citelock_client import QueryResponse
 
 from app.core.config import Settings
 from app.main import create_app
-from tests.client.conftest import CLIENT_ROOT
+from tests.helpers.service import CLIENT_ROOT
 
 
 def generator() -> ModuleType:

@@ -22,8 +22,8 @@ from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
 from app.flows.runtime import Runtime
 from app.main import create_app
-from tests import conftest
-from tests.client.conftest import ServiceThread, StatusRecorder, loopback_socket, serve, socket_url
+from tests.helpers.database import settings_for
+from tests.helpers.service import ServiceThread, StatusRecorder, loopback_socket, serve, socket_url
 
 QUESTION = "how do tracing compilers record hot loops?"
 
@@ -69,7 +69,7 @@ def restartable(own_server: PostgresServer, client_runtime: Runtime) -> Iterator
     data_dir = Path(tempfile.mkdtemp(prefix="citelock-client-data-"))
     yield dataclasses.replace(
         client_runtime,
-        settings=conftest.test_settings(url, data_dir),
+        settings=settings_for(url, data_dir),
         engine=engine,
         sessions=make_sessionmaker(engine),
     )

@@ -3,24 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import pytest
 
 from app.core.errors import CitelockError
-from app.flows.ingest import DocumentMeta, IngestResult, ingest_file
+from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime
-from tests.shared_corpus import SHARED_CORPUS
-
-SCANS = {"scan_huckfinn_multipage.pdf"}
-"""Image-only documents: refused with no_text_layer until OCR exists."""
-
-
-@dataclass
-class IngestedCorpus:
-    runtime: Runtime
-    documents: dict[str, IngestResult] = field(default_factory=dict)
-    refused: dict[str, str] = field(default_factory=dict)
+from tests.helpers.corpus import SHARED_CORPUS, IngestedCorpus
 
 
 @pytest.fixture(scope="session")

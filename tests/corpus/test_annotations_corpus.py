@@ -13,7 +13,7 @@ import pytest
 
 from app.flows.annotations import read_marks
 from app.pdf.annotations import COMMENT_SUBTYPES, MARKUP_TYPES, NOTE_TYPES
-from tests.shared_corpus import SHARED_CORPUS, corpus_path
+from tests.helpers.corpus import SHARED_CORPUS, corpus_path
 
 QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'"})
 LINE_END_HYPHEN = re.compile(r"(\w)[-\u00ad\u2010] (\w)")

@@ -26,8 +26,7 @@ from app.core.records import NO_LINE, PageText
 from app.db.models import Page
 from app.flows.query import answer_query
 from app.flows.responses import annotated_pdf
-from tests.corpus.conftest import IngestedCorpus
-from tests.shared_corpus import SHARED_CORPUS
+from tests.helpers.corpus import SHARED_CORPUS, IngestedCorpus
 
 pytestmark = pytest.mark.corpus
 
@@ -152,6 +151,7 @@ def test_annotated_pdf_highlights_hold_the_cited_lines(
         ]
         # One annotation per item, pages in order; items on one page keep their order.
         expected = sorted(lines, key=lambda key: key[0])
+        assert highlights
         assert [page for page, _ in highlights] == [page for page, _ in expected]
         for (number, vertices), key in zip(highlights, expected, strict=True):
             page = annotated[number - 1]

@@ -11,12 +11,13 @@ import numpy as np
 import pytest
 
 from app.chunking.chunker import chunk_pages
+from app.core.chunks import ChunkDraft
 from app.core.errors import CitelockError, CorruptPdf, EmptyFile, EncryptedPdf, NoPages, NoTextLayer
 from app.core.geometry import line_rects, page_lines
-from app.core.records import NO_LINE, ChunkDraft, ExtractedDocument, PageText
+from app.core.records import NO_LINE, ExtractedDocument, PageText
 from app.pdf.reader import check_text_layer, extract_document, extract_document_as, open_pdf
-from tests.chunk_invariants import assert_chunk_invariants
-from tests.shared_corpus import corpus_path
+from tests.helpers.chunks import assert_chunk_invariants
+from tests.helpers.corpus import corpus_path
 
 pytestmark = pytest.mark.corpus
 
@@ -77,6 +78,7 @@ def test_pages_are_tidy_and_aligned(documents: dict[str, ExtractedDocument], nam
     doc = documents[name]
     check_text_layer([page_lines(page) for page in doc.pages])
     assert [page.number for page in doc.pages] == list(range(1, len(doc.pages) + 1))
+    assert doc.pages
     for page in doc.pages:
         assert page.text == page.text.strip() and "\n\n\n" not in page.text
         assert page.char_boxes.shape == (len(page.text), 4) and len(page.line_ids) == len(page.text)
@@ -98,6 +100,7 @@ def test_chunk_rects_lie_on_the_page_and_cover_its_characters(
     documents: dict[str, ExtractedDocument], chunks: dict[str, list[ChunkDraft]], name: str
 ) -> None:
     doc = documents[name]
+    assert chunks[name]
     for chunk in chunks[name]:
         for page, start, end in chunk_parts(chunk, doc):
             rects = np.array(line_rects(page, start, end)).reshape(-1, 4)
@@ -247,6 +250,7 @@ def test_outline_gives_positions_chapters_and_sections(
         ("1 Introduction and preliminaries", "The R environment", False),
         ("1 Introduction and preliminaries", "Related software and documentation", True),
     }
+    assert chunks["tracemonkey.pdf"]
     assert all(c.chapter is None for c in chunks["tracemonkey.pdf"])
 
 

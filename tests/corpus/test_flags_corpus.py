@@ -13,17 +13,11 @@ from app.chunking.chunker import chunk_pages
 from app.chunking.flags import OCR_NOISE, flag_chunks
 from app.chunking.furniture import FURNITURE, find_furniture
 from app.chunking.references import REFERENCES, reference_sections
+from app.core.chunks import ChunkDraft
 from app.core.geometry import page_lines
-from app.core.records import (
-    NO_LINE,
-    PAGE_BREAK,
-    ChunkDraft,
-    ExtractedDocument,
-    PageLines,
-    PageText,
-)
+from app.core.records import NO_LINE, PAGE_BREAK, ExtractedDocument, PageLines, PageText
 from app.pdf.reader import extract_document, open_pdf
-from tests.shared_corpus import corpus_path
+from tests.helpers.corpus import corpus_path
 
 pytestmark = pytest.mark.corpus
 
@@ -147,6 +141,7 @@ def test_running_heads_and_page_numbers_stay_out_of_answer_chunks(
         edge = drawn & ((page.char_boxes[:, 3] <= head) | (page.char_boxes[:, 1] >= foot))
         assert covered[number][edge].all(), (number, page.text[np.flatnonzero(edge)[0] :][:60])
     furniture = find_furniture(lines_of(doc))
+    assert body(chunks)
     for chunk in body(chunks):
         for number in range(chunk.page_start, chunk.page_end + 1):
             start = chunk.page_span_start if number == chunk.page_start else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import sqlalchemy as sa
 
-from tests.corpus.conftest import SCANS, IngestedCorpus
+from tests.helpers.corpus import SCANS, IngestedCorpus
 
 
 def test_text_pdfs_ingest_and_scans_are_refused(ingested_docs: IngestedCorpus) -> None:
@@ -56,6 +56,7 @@ def test_chunk_rectangles_lie_inside_their_pages_and_cover_their_characters(
                 "line_rects FROM chunks WHERE page_start = page_end"
             )
         ).all()
+    assert chunks
     tolerance = 1.0
     for document_id, page, _, start, end, line_rects in chunks:
         stored = pages[document_id, page]

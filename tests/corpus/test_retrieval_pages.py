@@ -16,7 +16,7 @@ from app.core.config import Settings
 from app.retrieval.filters import SearchFilters
 from app.retrieval.pipeline import ContextBundle, RetrievalParams, retrieve_context
 from app.retrieval.search import SearchMode
-from tests.corpus.conftest import IngestedCorpus
+from tests.helpers.corpus import IngestedCorpus
 
 pytestmark = pytest.mark.corpus
 

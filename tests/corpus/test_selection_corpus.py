@@ -31,9 +31,8 @@ from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.query import answer_query
 from app.flows.runtime import Runtime
 from app.retrieval.selection import normalize
-from tests.api.conftest import client_for
-from tests.corpus.conftest import IngestedCorpus
-from tests.shared_corpus import corpus_path
+from tests.helpers.clients import client_for
+from tests.helpers.corpus import IngestedCorpus, corpus_path
 
 pytestmark = pytest.mark.corpus
 
@@ -302,6 +301,7 @@ def test_selection_answer_is_unchanged_by_ten_more_documents(
             ]
 
     before = responses()
+    assert before
     assert all(body["query_type"] == "selected_text" and body["chunks"] for body in before)
     added: list[uuid.UUID] = []
     try:

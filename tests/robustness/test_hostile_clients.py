@@ -21,9 +21,9 @@ from pydantic import SecretStr
 from app.core.links import response_scope, sign_link
 from app.flows.runtime import Runtime
 from app.pdf.active_content import ACTIVE_TYPES
-from tests.api.conftest import PARAGRAPHS, client_for
-from tests.client.conftest import serve
-from tests.generated_pdfs import text_pdf
+from tests.helpers.clients import client_for
+from tests.helpers.pdfs import PARAGRAPHS, text_pdf
+from tests.helpers.service import serve
 
 READ_WRITE, READ_ONLY = "abuse-rw-key-0123", "abuse-ro-key-0123"
 FRONTEND = "https://reader.example"

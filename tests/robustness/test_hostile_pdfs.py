@@ -11,11 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
-from tests.api.test_documents import TABLES, row_counts, upload
-from tests.robustness import hostile_pdfs
-from tests.robustness.problems import assert_problem_or_success
-from tests.shared_corpus import SHARED_CORPUS
+from tests.helpers import hostile_pdfs
+from tests.helpers.clients import TABLES, client_for, row_counts, upload
+from tests.helpers.corpus import SHARED_CORPUS
+from tests.helpers.problems import assert_problem_or_success
 
 INGEST_TIMEOUT_SECONDS = 5.0
 """Far more than a one-page PDF needs, far less than 50 MB of text takes."""

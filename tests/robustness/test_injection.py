@@ -14,9 +14,8 @@ from typer.testing import CliRunner
 
 from app.cli import commands as cli
 from app.flows.runtime import Runtime
-from tests.api.conftest import client_for
-from tests.api.test_documents import upload
-from tests.robustness.problems import assert_problem_or_success
+from tests.helpers.clients import client_for, upload
+from tests.helpers.problems import assert_problem_or_success
 
 STORED_TABLES = ("documents", "document_files", "pages", "chunks", "annotations")
 
@@ -98,7 +97,9 @@ def injected_bodies(payload: Any) -> list[dict[str, Any]]:
 def test_query_filters_injection_changes_nothing(
     client: TestClient, runtime: Runtime, stored: dict[str, tuple[int, str]], payload: Any
 ) -> None:
-    for body in injected_bodies(payload):
+    bodies = list(injected_bodies(payload))
+    assert bodies
+    for body in bodies:
         response = client.post("/api/v1/query", json=body)
         assert response.status_code in (200, 422), response.text
         assert_problem_or_success(response.status_code, response.headers, response.content)

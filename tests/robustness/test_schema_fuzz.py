@@ -17,8 +17,8 @@ from app.core.config import Settings
 from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime
 from app.main import create_app
-from tests.api.conftest import make_pdf
-from tests.robustness.problems import assert_problem_or_success
+from tests.helpers.pdfs import make_pdf
+from tests.helpers.problems import assert_problem_or_success
 
 schema = schemathesis.openapi.from_dict(create_app(Settings(_env_file=None)).openapi())
 

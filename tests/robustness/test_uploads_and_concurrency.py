@@ -17,9 +17,8 @@ from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
 from app.pdf.uploads import MAX_FILENAME_CHARS, display_filename
-from tests.api.conftest import client_for
-from tests.api.test_documents import row_counts, upload
-from tests.robustness.problems import assert_problem_or_success
+from tests.helpers.clients import client_for, row_counts, upload
+from tests.helpers.problems import assert_problem_or_success
 
 HOSTILE_FILENAMES = [
     "../../../../tmp/escaped.pdf",

@@ -19,7 +19,7 @@ from app.pdf.annotations import (
     marked_runs,
 )
 from app.retrieval.rerank import AnnotationSignal, rerank
-from tests.unit.test_geometry import page_of
+from tests.helpers.pages import page_of
 
 PAGE = page_of(["first line of text", "second line", "third line here"])
 """Lines at y 100-110, 120-130, 140-150; character k of a line spans x 72+5k to 77+5k."""
@@ -125,11 +125,29 @@ def mark_at(page: int, start: int | None, end: int | None) -> Mark:
     return Mark(page, "highlight", "", "", "", None, (), start, end)
 
 
+def span(n: int, first: int, last: int, start: int, end: int) -> ChunkSpan:
+    return ChunkSpan(
+        chunk_id=uuid.UUID(int=n),
+        page_start=first,
+        page_end=last,
+        page_span_start=start,
+        page_span_end=end,
+    )
+
+
 CHUNKS = [
-    ChunkSpan(uuid.UUID(int=1), 1, 1, 0, 100),
-    ChunkSpan(uuid.UUID(int=2), 1, 1, 80, 200),
-    ChunkSpan(uuid.UUID(int=3), 1, 2, 190, 50),
-    ChunkSpan(uuid.UUID(int=4), 2, 2, 50, 300),
+    ChunkSpan(
+        chunk_id=uuid.UUID(int=1), page_start=1, page_end=1, page_span_start=0, page_span_end=100
+    ),
+    ChunkSpan(
+        chunk_id=uuid.UUID(int=2), page_start=1, page_end=1, page_span_start=80, page_span_end=200
+    ),
+    ChunkSpan(
+        chunk_id=uuid.UUID(int=3), page_start=1, page_end=2, page_span_start=190, page_span_end=50
+    ),
+    ChunkSpan(
+        chunk_id=uuid.UUID(int=4), page_start=2, page_end=2, page_span_start=50, page_span_end=300
+    ),
 ]
 
 

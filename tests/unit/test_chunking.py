@@ -10,7 +10,7 @@ import pytest
 
 from app.chunking.chunker import CountTokens, chunk_pages, split_sentences
 from app.core.records import NO_LINE, PageText, TocEntry
-from tests.chunk_invariants import assert_chunk_invariants
+from tests.helpers.chunks import assert_chunk_invariants
 
 
 def count_words(texts: list[str]) -> list[int]:
@@ -90,6 +90,7 @@ def test_overlap_repeats_trailing_sentences() -> None:
     pages = [make_page(1, " ".join(sentence(5, f"s{i}") for i in range(12)))]
     chunks = chunk_pages(pages, [], max_tokens=20, overlap_tokens=6, count_tokens=count_words)
     assert_chunk_invariants(chunks, pages, 20)
+    assert len(chunks) > 1
     for before, after in itertools.pairwise(chunks):
         shared = before.document_span_end - after.document_span_start
         assert shared > 0

@@ -15,8 +15,9 @@ from app.chunking.references import (
     is_reference_list,
     reference_sections,
 )
+from app.core.chunks import ChunkDraft
 from app.core.geometry import page_lines
-from app.core.records import NO_LINE, PAGE_BREAK, ChunkDraft, PageText, TocEntry
+from app.core.records import NO_LINE, PAGE_BREAK, PageText, TocEntry
 
 NUMBERED = """[1] A. Aho, R. Sethi, and J. Ullman. Compilers: Principles, techniques,
 and tools, 2006.

@@ -4,42 +4,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
 from app.core.geometry import line_rects, union_rect
 from app.core.records import NO_LINE, PageText, Rect
-
-NAN = (math.nan,) * 4
-
-
-def page_of(lines: list[str], block_breaks: frozenset[int] = frozenset()) -> PageText:
-    """Returns a page with one 10-point line per entry, each character 5 points wide.
-
-    Lines are joined by "\\n" (or "\\n\\n" before a line listed in `block_breaks`),
-    separators carry NaN boxes and NO_LINE, as extraction makes them.
-    """
-    text, boxes, ids = "", [], []
-    for number, line in enumerate(lines):
-        if number:
-            separator = "\n\n" if number in block_breaks else "\n"
-            text += separator
-            boxes += [NAN] * len(separator)
-            ids += [NO_LINE] * len(separator)
-        top = 100.0 + 20 * number
-        text += line
-        boxes += [(72 + 5 * k, top, 77 + 5 * k, top + 10) for k in range(len(line))]
-        ids += [number] * len(line)
-    return PageText(
-        number=1,
-        text=text,
-        width=612,
-        height=792,
-        char_boxes=np.array(boxes, dtype=np.float32).reshape(-1, 4),
-        line_ids=np.array(ids, dtype=np.int32),
-    )
-
+from tests.helpers.pages import page_of
 
 PAGE = page_of(["first line", "second", "third line here"], block_breaks=frozenset({2}))
 

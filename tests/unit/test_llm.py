@@ -7,7 +7,7 @@ from pydantic import ValidationError
 
 from app.answer.llm import SUPPORT_FLOOR, chat_messages, cited_sentences, supporting_sentence
 from app.core.config import Settings
-from tests.unit.test_synthesis import SEARCH, TRACING
+from tests.helpers.chunks import SEARCH, TRACING
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import extract_document, open_pdf
 from app.pdf.spill import box_spill
-from tests.generated_pdfs import text_pdf
+from tests.helpers.pdfs import text_pdf
 
 MAX_TOKENS = 12
 """Words a chunk may hold: a long sentence must be cut, and a cut may fall past a page break."""

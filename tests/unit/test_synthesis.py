@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import uuid
-from dataclasses import dataclass
 
 import pytest
 
@@ -19,41 +17,8 @@ from app.answer.synthesis import (
 )
 from app.core.geometry import chunk_segments
 from app.core.records import PAGE_BREAK
+from tests.helpers.chunks import DOC_B, SEARCH, TRACING, Chunk, chunk
 
-DOC_A = uuid.UUID(int=1)
-DOC_B = uuid.UUID(int=2)
-
-
-@dataclass(frozen=True)
-class Chunk:
-    chunk_id: uuid.UUID
-    content: str
-    page_start: int = 3
-    page_end: int = 3
-    page_span_start: int = 0
-    page_span_end: int = 0
-    document_id: uuid.UUID = DOC_A
-    document_filename: str = "tracemonkey.pdf"
-    distance: float = 0.3
-
-
-def chunk(n: int, content: str, **fields: object) -> Chunk:
-    return Chunk(uuid.UUID(int=100 + n), content, **fields)  # type: ignore[arg-type]
-
-
-TRACING = chunk(
-    1,
-    "Trace trees record hot loops in a dynamic language. A tracing compiler turns the\n"
-    "recorded loops into fast native code. The weather was pleasant that year.",
-    page_span_end=160,
-)
-SEARCH = chunk(
-    2,
-    "Vector search finds passages whose meaning is close to the question.\n\nResults",
-    page_start=7,
-    page_end=7,
-    distance=0.5,
-)
 QUERY = "how does a tracing compiler speed up hot loops"
 
 
@@ -79,6 +44,7 @@ def test_answer_quotes_and_cites() -> None:
         "Trace trees record hot loops in a dynamic language. [1] "
         "A tracing compiler turns the recorded loops into fast native code. [1]"
     )
+    assert len(answer.claims) == 2
     for claim in answer.claims:
         exact = claim.chunk.content[claim.start : claim.end]
         assert claim.text == exact.replace("\n", " ")

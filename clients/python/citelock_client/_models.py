@@ -70,14 +70,16 @@ class BBox(ResponseModel):
 
 
 class ChunkHit(ResponseModel):
+    """A retrieved chunk, with how it ranked."""
+
     chunk_id: uuid.UUID
-    document_id: uuid.UUID
-    document_name: str
     content: str
     page_start: int
     page_end: int
     chapter: str | None
     section: str | None
+    document_id: uuid.UUID
+    document_name: str
     distance: float
     relevance_score: float
     hl_count: int = 0
@@ -94,16 +96,16 @@ class Chunk(ResponseModel):
     """A stored chunk with its provenance; never its embedding."""
 
     chunk_id: uuid.UUID
-    ordinal: int
+    content: str
     page_start: int
     page_end: int
+    chapter: str | None
+    section: str | None
+    ordinal: int
     page_span_start: int
     page_span_end: int
     document_span_start: int
     document_span_end: int
-    content: str
-    chapter: str | None
-    section: str | None
     flags: list[str]
     bbox: tuple[float, float, float, float]
     rects: list[PageRect]

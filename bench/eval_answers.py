@@ -1,0 +1,327 @@
+"""Answer quality: does citelock's answer state the gold fact, cite a gold page, and stay silent
+when nothing answers?
+
+    python bench/eval_answers.py [--every N] [--data-dir DIR] [--reingest] [--database-url URL]
+        [--output docs/benchmarks.md]
+
+Every question goes to POST /api/v1/query with top_k 5 and the default settings otherwise
+(bench/evalkit.py drives the service in this process): bench/data/questions_docs.jsonl's 120
+questions over their 26 documents in one collection, FinanceBench's 29 over its 24 filings in
+another (and once more restricted to the question's own filing), and bench/data/offtopic.jsonl's
+47 over the documents' collection. The collections are bench/eval_pages.py's: give both the
+same --data-dir and neither ingests twice.
+
+- answer-hit: an answer_pattern matches the answer (whitespace collapsed, case ignored). For
+  FinanceBench's `computed` questions no sentence of the filing states the answer and the
+  patterns match the line items it is computed from; they are counted on their own row.
+- citation-hit: one of the answer's citations is in the question's document and its pages
+  hold a gold page (`citations` when the response has them, else the `sources` strings).
+- answered: a status other than no_matches, no_answer and empty_database, and a non-empty
+  answer. confident-wrong: of the answered questions, the share answered with confidence
+  >= 0.5 whose answer states no gold fact. Off-topic answered: the share of off-topic
+  questions answered.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.evalkit import (
+    DOCS_COLLECTION,
+    FINANCEBENCH_COLLECTION,
+    REPOSITORY,
+    Citelock,
+    answered,
+    cited_ranges,
+    data_folder,
+    docs_questions,
+    every_nth,
+    files_of,
+    financebench_questions,
+    first_gold_rank,
+    markdown_table,
+    offtopic_questions,
+    percent,
+    share,
+    states_fact,
+    write_results,
+)
+from bench.evalkit import Question as Answerable
+from bench.kit import machine_summary, write_section
+
+TITLE = "Answer quality"
+TOP_K = 5
+CONFIDENT = 0.5
+CONFIDENCE_BUCKETS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 1.0))
+KINDS = ("table", "list", "number", "date", "definition", "howto", "fact")
+OWN_FILING = "financebench, own filing"
+SETS = ("docs", "financebench")
+
+
+@dataclass
+class Outcome:
+    """One question asked once, and how the answer did."""
+
+    id: str
+    source: str
+    """docs, 10-Q, financebench (one collection), financebench, own filing, or off-topic."""
+    kind: str
+    computed: bool
+    status: str
+    answer: str
+    confidence: float
+    answered: bool
+    answer_hit: bool | None
+    """None for off-topic questions, which have no gold fact."""
+    citation_hit: bool | None
+
+    @property
+    def counted(self) -> bool:
+        """Whether answer-hit here means stating the gold fact itself (not a line item)."""
+        return self.answer_hit is not None and not self.computed
+
+
+def judge(question: Answerable, source: str, response: dict[str, Any]) -> Outcome:
+    gave = answered(response)
+    citations = cited_ranges(response)
+    return Outcome(
+        id=question.id,
+        source=source,
+        kind=question.kind,
+        computed=question.computed,
+        status=response["status"],
+        answer=response["answer"],
+        confidence=response["confidence"],
+        answered=gave,
+        answer_hit=gave and states_fact(response["answer"], question.answer_patterns),
+        citation_hit=gave and first_gold_rank(citations, question, len(citations)) is not None,
+    )
+
+
+def offtopic(identifier: str, response: dict[str, Any]) -> Outcome:
+    return Outcome(
+        id=identifier,
+        source="off-topic",
+        kind="",
+        computed=False,
+        status=response["status"],
+        answer=response["answer"],
+        confidence=response["confidence"],
+        answered=answered(response),
+        answer_hit=None,
+        citation_hit=None,
+    )
+
+
+def ask_all(
+    citelock: Citelock, sets: Sequence[str], every: int
+) -> tuple[list[Outcome], dict[str, tuple[int, int]]]:
+    """Returns every question's outcome, and the (documents, pages) of each collection."""
+    outcomes = []
+    sizes = {}
+    started = time.perf_counter()
+    if "docs" in sets:
+        docs = docs_questions()
+        collection = citelock.ensure_collection(DOCS_COLLECTION, files_of(docs))
+        sizes[DOCS_COLLECTION] = (len(collection.ids), collection.pages)
+        for question in every_nth(docs, every):
+            response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
+            outcomes.append(judge(question, question.source, response))
+        for identifier, text in every_nth(offtopic_questions(), every):
+            outcomes.append(offtopic(identifier, citelock.query(text, DOCS_COLLECTION, TOP_K)))
+    if "financebench" in sets:
+        financebench = financebench_questions()
+        filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
+        sizes[FINANCEBENCH_COLLECTION] = (len(filings.ids), filings.pages)
+        for question in every_nth(financebench, every):
+            response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
+            outcomes.append(judge(question, "financebench", response))
+            response = citelock.query(
+                question.question, FINANCEBENCH_COLLECTION, TOP_K,
+                document_ids=[filings.ids[question.filename]],
+            )  # fmt: skip
+            outcomes.append(judge(question, OWN_FILING, response))
+    print(f"asked {len(outcomes)} questions, {time.perf_counter() - started:.0f}s", flush=True)
+    return outcomes, sizes
+
+
+def figure_row(label: str, outcomes: Sequence[Outcome]) -> list[str]:
+    """Returns n, answer-hit, citation-hit, answered, confident-wrong of `outcomes`."""
+    gave = [o for o in outcomes if o.answered]
+    return [
+        label,
+        str(len(outcomes)),
+        percent(share(o.answer_hit is True for o in outcomes)),
+        percent(share(o.citation_hit is True for o in outcomes)),
+        percent(share(o.answered for o in outcomes)),
+        percent(share(o.confidence >= CONFIDENT and not o.answer_hit for o in gave)),
+    ]
+
+
+FIGURE_HEADER = ["questions", "n", "answer-hit", "citation-hit", "answered", "confident-wrong"]
+
+
+def select(outcomes: Sequence[Outcome], keep: Callable[[Outcome], bool]) -> list[Outcome]:
+    return [outcome for outcome in outcomes if keep(outcome)]
+
+
+def reliability_rows(outcomes: Sequence[Outcome]) -> list[list[str]]:
+    """Returns, per confidence bucket of the answered questions, how many and the share right."""
+    rows = []
+    for low, high in CONFIDENCE_BUCKETS:
+        last = high == CONFIDENCE_BUCKETS[-1][1]
+        inside = [
+            o for o in outcomes
+            if o.answered and low <= o.confidence and (o.confidence < high or last)
+        ]  # fmt: skip
+        rows.append(
+            [f"{low:.1f}-{high:.1f}", str(len(inside)),
+             percent(share(bool(o.answer_hit) for o in inside))]
+        )  # fmt: skip
+    return rows
+
+
+def section(
+    outcomes: list[Outcome], sizes: dict[str, tuple[int, int]], sets: Sequence[str], every: int,
+    elapsed: float,
+) -> str:  # fmt: skip
+    """Returns the markdown: figures by source and by kind, reliability, off-topic."""
+    main = select(outcomes, lambda o: o.counted and o.source != OWN_FILING)
+    by_source = [figure_row("all (docs + 10-Q + financebench stated)", main)]
+    for source, label in (
+        ("docs", "docs (papers, manuals, register)"),
+        ("10-Q", "10-Q (docugami)"),
+        ("financebench", "financebench, stated in the filing"),
+    ):
+        by_source.append(figure_row(label, [o for o in main if o.source == source]))
+    by_source.append(
+        figure_row(
+            "financebench, computed (hit = quotes a line item)",
+            select(outcomes, lambda o: o.source == "financebench" and o.computed),
+        )
+    )
+    by_source.append(
+        figure_row(
+            "financebench, own filing, stated",
+            select(outcomes, lambda o: o.source == OWN_FILING and not o.computed),
+        )
+    )
+    by_source.append(
+        figure_row(
+            "financebench, own filing, computed (line item)",
+            select(outcomes, lambda o: o.source == OWN_FILING and o.computed),
+        )
+    )
+    by_kind = [
+        figure_row(kind, [o for o in main if o.kind == kind])
+        for kind in KINDS
+        if any(o.kind == kind for o in main)
+    ]
+    off = select(outcomes, lambda o: o.source == "off-topic")
+    off_answered = [o for o in off if o.answered]
+    by_source = [row for row in by_source if row[1] != "0"]
+    collections = []
+    if DOCS_COLLECTION in sizes:
+        files, pages = sizes[DOCS_COLLECTION]
+        collections.append(
+            f"the {files} documents of `bench/data/questions_docs.jsonl` ({pages:,} pages; "
+            "the docs and 10-Q questions and the off-topic ones are asked over all of them)"
+        )
+    if FINANCEBENCH_COLLECTION in sizes:
+        files, pages = sizes[FINANCEBENCH_COLLECTION]
+        collections.append(
+            f"FinanceBench's {files} filings ({pages:,} pages; asked over all of them, and "
+            "again restricted to the question's filing)"
+        )
+    asked = "every question" if every <= 1 else f"every {every}th question"
+    command = "python bench/eval_answers.py"
+    if sorted(sets) != sorted(SETS):
+        command += " --sets " + " ".join(sets)
+    if every > 1:
+        command += f" --every {every}"
+    return "\n".join(
+        [
+            f"Citelock's POST /api/v1/query, top_k {TOP_K}, default settings (extractive "
+            f"answers), {asked}. Collections: " + "; ".join(collections) + ".",
+            "",
+            "answer-hit: an answer pattern matches the answer; citation-hit: a citation is on "
+            "a gold page of the question's document; answered: status neither `no_matches`, "
+            "`no_answer` nor `empty_database`, and a non-empty answer; confident-wrong: of "
+            f"the answered, the share with confidence >= {CONFIDENT} whose answer states no "
+            'gold fact. The "all" row and the tables by kind and of reliability count only '
+            "questions whose gold fact is printed: FinanceBench's 17 `computed` questions "
+            "(ratios no sentence states) are on rows of their own, where a hit means the "
+            "answer quotes one of the line items the ratio is computed from.",
+            "",
+            markdown_table(FIGURE_HEADER, by_source),
+            "",
+            "By kind (docs and 10-Q questions):",
+            "",
+            markdown_table(["kind", *FIGURE_HEADER[1:]], by_kind),
+            "",
+            'Reliability: the answered questions of the "all" row by confidence, and the '
+            "share of them that state the gold fact:",
+            "",
+            markdown_table(["confidence", "answered", "right"], reliability_rows(main)),
+            "",
+            f"Off-topic (`bench/data/offtopic.jsonl`, over the docs collection): "
+            f"{len(off_answered)} of {len(off)} answered "
+            f"({percent(share(o.answered for o in off))}); statuses: "
+            + ", ".join(
+                f"{status} {sum(o.status == status for o in off)}"
+                for status in sorted({o.status for o in off})
+            )
+            + ".",
+            "",
+            f"This run: {elapsed:.0f} s. Per question (id, status, answer, confidence, "
+            "answer_hit, citation_hit): `bench/results/eval_answers.json`.",
+            "",
+            machine_summary() + " The machine is shared with other work.",
+            "",
+            f"Reproduce: `{command}` (add `--data-dir DIR`, the same as bench/eval_pages.py's, "
+            "to reuse the ingested collections)",
+        ]
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
+    parser.add_argument("--every", type=int, default=1, help="ask every Nth question")
+    parser.add_argument("--data-dir", type=Path, help="keep the ingested sets here and reuse them")
+    parser.add_argument("--reingest", action="store_true", help="empty --data-dir first")
+    parser.add_argument("--database-url", default="", help="a server instead of the embedded one")
+    parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    with (
+        data_folder(args.data_dir, args.reingest) as folder,
+        Citelock(folder, args.database_url) as citelock,
+    ):
+        outcomes, sizes = ask_all(citelock, args.sets, args.every)
+    elapsed = time.perf_counter() - started
+    write_results(
+        "eval_answers",
+        {"top_k": TOP_K, "sets": args.sets, "every": args.every,
+         "questions": [
+             {"id": o.id, "source": o.source, "kind": o.kind, "computed": o.computed,
+              "status": o.status, "answer": o.answer, "confidence": round(o.confidence, 4),
+              "answer_hit": o.answer_hit, "citation_hit": o.citation_hit}
+             for o in outcomes
+         ]},
+    )  # fmt: skip
+    text = section(outcomes, sizes, args.sets, args.every, elapsed)
+    print(text)
+    write_section(args.output, TITLE, text)
+
+
+if __name__ == "__main__":
+    main()

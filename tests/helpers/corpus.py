@@ -1,0 +1,33 @@
+"""Where the shared corpus is, a skip with a reason when it is absent, and what ingesting it
+stored."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from app.flows.ingest import IngestResult
+from app.flows.runtime import Runtime
+
+SHARED_CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+
+def corpus_path(*parts: str) -> Path:
+    """Returns a path in ../shared/corpus, skipping the test when the corpus is absent."""
+    path = SHARED_CORPUS.joinpath(*parts)
+    if not path.exists():
+        pytest.skip(f"shared corpus not found at {path} (it sits beside the repository)")
+    return path
+
+
+SCANS = {"scan_huckfinn_multipage.pdf"}
+"""Image-only documents: refused with no_text_layer until OCR exists."""
+
+
+@dataclass
+class IngestedCorpus:
+    runtime: Runtime
+    documents: dict[str, IngestResult] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)

@@ -1,0 +1,61 @@
+"""Text PDFs made with PyMuPDF for the tests: a page per text; the sample and long PDFs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import pymupdf
+
+TEXT_BOX = pymupdf.Rect(72, 72, 523, 770)
+"""Where each page's text is set: an A4 page less a one-inch margin."""
+
+
+def text_pdf(page_texts: Iterable[str], *, toc: list[list[Any]] | None = None) -> bytes:
+    """Returns a PDF with one page per text, set in 11 pt, with the outline `toc` if given."""
+    document = pymupdf.open()
+    for text in page_texts:
+        document.new_page().insert_textbox(TEXT_BOX, text, fontsize=11)
+    if toc:
+        document.set_toc(toc)
+    pdf: bytes = document.tobytes()
+    document.close()
+    return pdf
+
+
+PARAGRAPHS = [
+    "Citation locking ties every claim in an answer to the page it came from. "
+    "The reader can open the page and see the very lines that were quoted.",
+    "Trace trees record hot loops in a dynamic language. A tracing compiler "
+    "turns those recorded loops into fast native code for later iterations.",
+    "Vector search finds passages whose meaning is close to the question, "
+    "even when they share few words with it.",
+]
+HEADINGS = ["Why citations matter", "How the pieces fit together"]
+
+
+def make_pdf() -> bytes:
+    """Returns a two-page text PDF, a heading and a few paragraphs a page, with an outline."""
+    return text_pdf(
+        (heading + "\n\n" + "\n\n".join(PARAGRAPHS) for heading in HEADINGS),
+        toc=[[1, heading, number] for number, heading in enumerate(HEADINGS, 1)],
+    )
+
+
+def long_pdf(pages: int, *, tag: str = "") -> bytes:
+    """Returns a text PDF of `pages` pages, a paragraph a page, each page's text its own."""
+    return text_pdf(
+        f"Chapter {number} {tag}. Page {number} describes how citation locking ties each "
+        f"claim to its page. The reader of page {number} can open it and see the quoted "
+        "lines. Tracing compilers record hot loops; vector search finds passages close "
+        "in meaning to a question."
+        for number in range(1, pages + 1)
+    )
+
+
+def make_text_pdf(title: str, pages: int) -> bytes:
+    return text_pdf(
+        f"{title}, page {number}. Citation locking ties every claim to the page it came "
+        f"from, so a reader can open page {number} and see the very lines quoted."
+        for number in range(1, pages + 1)
+    )
