@@ -94,11 +94,26 @@ class ViewedPage:
         return f"{self.document_name}, p. {self.page_number}"
 
 
-def render_viewer(*, session: Session, response_id: uuid.UUID) -> str:
-    """Returns the viewer's HTML for a stored response."""
+def viewer_headers(frame_origins: list[str]) -> dict[str, str]:
+    """Returns the viewer's security headers: it runs nothing, loads only its own inline
+    styles and data: images, and only this service and the configured frontends may frame
+    it. No referrer, so a signed link's token is not handed to the pages it links to."""
+    ancestors = " ".join(["'self'", *frame_origins])
+    policy = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
+        f"form-action 'none'; frame-ancestors {ancestors}"
+    )
+    return {"Content-Security-Policy": policy, "Referrer-Policy": "no-referrer"}
+
+
+def render_viewer(*, session: Session, response_id: uuid.UUID, link_query: str = "") -> str:
+    """Returns the viewer's HTML for a stored response; `link_query` (a signed link's
+    `&token=...`) goes on its links to the PDF, which a browser opens without a key."""
     response = stored_response(session=session, response_id=response_id)
     pages = viewed_pages(session, response.highlighted_sources or [])
-    return TEMPLATES.get_template("viewer.html").render(response=response, pages=pages)
+    return TEMPLATES.get_template("viewer.html").render(
+        response=response, pages=pages, link_query=link_query
+    )
 
 
 def viewed_pages(session: Session, items: list[HighlightedSource]) -> list[ViewedPage]:

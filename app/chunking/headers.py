@@ -59,14 +59,14 @@ _PERIOD = re.compile(
 _FILE_WORDS = re.compile(r"[_\s]+")
 
 
-def document_title(metadata_title: str | None, pages: Sequence[PageLines], filename: str) -> str:
+def document_title(metadata_title: str | None, pages: Sequence[PageLines], fallback: str) -> str:
     """Returns the document's title: the PDF's metadata title when it is a real one, else a
-    filing's registrant, else the first page's heading, else the file name's stem."""
+    filing's registrant, else the first page's heading, else `fallback` (the file's name)."""
     if metadata_title and is_real_title(metadata_title):
         return metadata_title.strip()[:TITLE_MAX_CHARS]
     first = pages[0] if pages else None
     found = (registrant(pages) or first_page_heading(first)) if first is not None else None
-    return (found or Path(filename).stem)[:TITLE_MAX_CHARS]
+    return (found or fallback)[:TITLE_MAX_CHARS]
 
 
 def is_real_title(title: str) -> bool:

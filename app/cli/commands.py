@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -16,6 +17,8 @@ from rich.text import Text
 from app.core.config import get_settings
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from app.contract.schemas import QueryRequest
     from app.core.chunks import Candidate
 
@@ -33,12 +36,12 @@ def serve(
     """Start the HTTP service (migrates the database and loads the model first)."""
     import uvicorn
 
-    from app.core.logs import configure_logging
+    from app.core.logs import configure_logging, log_listening
 
     settings = get_settings()
     configure_logging(level=settings.log_level, log_format=settings.log_format)
     # Our middleware writes the one line per request; uvicorn's own config would add another.
-    uvicorn.run(
+    config = uvicorn.Config(
         "app.main:create_app",
         factory=True,
         host=host,
@@ -46,6 +49,30 @@ def serve(
         log_config=None,
         access_log=False,
     )
+    # The port is taken before anything starts: a port in use is refused in an instant, with
+    # no embedded PostgreSQL started, no model loaded and no worker to wind down.
+    try:
+        listener = bind_listener(config)
+    except OSError as error:
+        console.print(f"[red]cannot listen on {host}:{port}[/red]: {error.strerror or error}")
+        raise typer.Exit(code=1) from None
+
+    class ListeningServer(uvicorn.Server):
+        """Says where it listens once it does: uvicorn says so only for a socket it bound
+        itself."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                log_listening(f"http://{host}:{port}")
+
+    ListeningServer(config).run(sockets=[listener])
+
+
+def bind_listener(config: uvicorn.Config) -> socket.socket:
+    """Returns a listening socket on the config's host and port, IPv4 or IPv6 as the host is."""
+    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+    return socket.create_server((config.host, config.port), family=family, backlog=config.backlog)
 
 
 @app.command()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -103,6 +104,13 @@ class Settings(BaseSettings):
     cors_origins: str = Field(
         default="", description="Comma-separated origins allowed to call the API from a browser."
     )
+    link_secret: SecretStr = Field(
+        default=SecretStr(""),
+        description="HMAC secret of signed links; empty: derived from API_KEYS.",
+    )
+    link_ttl_seconds: int = Field(default=24 * 3600, ge=1, le=366 * 24 * 3600)
+    max_json_bytes: int = Field(default=256 * 1024, ge=1024)
+    request_body_timeout_seconds: float = Field(default=300.0, gt=0)
 
     @field_validator("database_url")
     @classmethod
@@ -151,10 +159,15 @@ class Settings(BaseSettings):
         return self
 
     @property
-    def uploads_dir(self) -> Path:
-        """Where uploads are spooled and ingestion parks character boxes, inside the data folder:
-        nothing the service writes goes anywhere else."""
+    def spool_root(self) -> Path:
         return self.citelock_data_dir / "uploads"
+
+    @property
+    def uploads_dir(self) -> Path:
+        """Where this process spools uploads and parks character boxes, inside the data folder
+        (nothing the service writes goes anywhere else), in a folder named after the process:
+        a process killed mid-upload leaves its folder, swept at the next start."""
+        return self.spool_root / str(os.getpid())
 
     @property
     def runs_in_process_worker(self) -> bool:

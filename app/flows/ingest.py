@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
 from app.core.errors import InvalidUpload, JobNotFound
+from app.core.memory import release_free_memory
 from app.core.metrics import record_ingestion
 from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines
 from app.db.chunks import store_batch
@@ -110,15 +111,17 @@ def ingest_document(
 ) -> IngestResult | Queued:
     """Returns the stored document, or the queued job of a PDF longer than the threshold.
 
-    With `run_job_here` (the CLI) a queued job is run at once in this process, so progress
-    follows its stored batches; were the process to stop, any worker would finish the job.
+    The PDF is opened only once this upload has its turn (runtime.ingest_slots), so uploads
+    waiting for one hold their spooled file and nothing parsed. With `run_job_here` (the
+    CLI) a queued job is run at once in this process, so progress follows its stored
+    batches; were the process to stop, any worker would finish the job.
     """
     settings = runtime.settings
-    with open_pdf(path, meta.password) as pdf:
+    with runtime.ingest_slots, open_pdf(path, meta.password) as pdf:
         pages = page_count(pdf)
         check_page_count(pages, settings.max_pages)
         if not runs_in_background(pages, meta, settings):
-            result = ingest_file(path, meta, runtime=runtime, pdf=pdf)
+            result = ingest_in_turn(path, meta, runtime=runtime, pdf=pdf)
             if on_progress is not None:
                 on_progress(result.document.page_count, result.document.page_count)
             return result
@@ -142,6 +145,14 @@ def ingest_file(
     """Returns the document stored at once, after waiting for a turn (runtime.ingest_slots):
     uploads past the core count would only share the cores and multiply the memory they hold."""
     with runtime.ingest_slots:
+        return ingest_in_turn(path, meta, runtime=runtime, pdf=pdf)
+
+
+def ingest_in_turn(
+    path: Path, meta: DocumentMeta, *, runtime: Runtime, pdf: pymupdf.Document | None
+) -> IngestResult:
+    """Returns the document stored at once, the caller holding one of the ingestion turns."""
+    try:
         result = ingest_pdf(
             path,
             meta,
@@ -153,6 +164,8 @@ def ingest_file(
             scratch=runtime.settings.uploads_dir,
             pdf=pdf,
         )
+    finally:
+        release_free_memory()
     if result.created:
         record_ingestion(pages=result.document.page_count)
     return result

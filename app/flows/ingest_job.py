@@ -22,6 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.core import metrics
 from app.core.errors import CitelockError
+from app.core.memory import release_free_memory
 from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines
 from app.db.chunks import store_batch
 from app.db.models import Chunk, Document, DocumentFile, IngestJob, Page
@@ -37,7 +38,7 @@ from app.flows.runtime import Runtime
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import open_pdf
 from app.pdf.spill import BoxSpill, box_spill
-from app.pdf.uploads import spooled_upload
+from app.pdf.uploads import spooled_upload, title_from_filename
 
 logger = logging.getLogger(__name__)
 
@@ -100,6 +101,7 @@ def run_ingest_job(
             clear_partial_document(session, document_id, job)
         try:
             ingest_queued_document(job_id, document_id, runtime=runtime, on_progress=on_progress)
+            release_free_memory()
         except CitelockError as error:
             return fail_job_by_id(sessions, job_id, f"{error.code}: {error.detail}")
         except IntegrityError:
@@ -164,7 +166,7 @@ def ingest_queued_document(
         assert queued is not None
         # The uploader's title, if any, is the one it was queued with; else the file's stem.
         filename = queued.filename
-        given = queued.title if queued.title != Path(filename).stem else None
+        given = queued.title if queued.title != title_from_filename(filename) else None
     with box_spill(runtime.settings.uploads_dir) as spill:
         extracted = read_stored_pdf(
             sessions,

@@ -39,6 +39,7 @@ from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import check_text_layer, extract_document_as
 from app.pdf.spill import BoxSpill
+from app.pdf.uploads import title_from_filename
 
 READ_BLOCK = 1 << 20
 EMBED_GROUP = 512
@@ -224,7 +225,7 @@ def new_document(
     document = Document(
         sha256=sha256,
         filename=meta.filename,
-        title=meta.title or Path(meta.filename).stem,
+        title=meta.title or title_from_filename(meta.filename),
         collection=meta.collection,
         language=meta.language,
         version=meta.version,
@@ -251,7 +252,9 @@ class DocumentName:
 def document_name(
     extracted: ExtractedDocument[PageLines], filename: str, given_title: str | None
 ) -> DocumentName:
-    title = given_title or document_title(extracted.title, extracted.pages, filename)
+    title = given_title or document_title(
+        extracted.title, extracted.pages, title_from_filename(filename)
+    )
     return DocumentName(title, document_label(title, extracted.pages, filename))
 
 

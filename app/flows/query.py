@@ -25,6 +25,7 @@ from app.contract.schemas import (
 )
 from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
+from app.core.links import response_scope, token_query
 from app.db.responses import store_response
 from app.embedding.embedder import Embedder
 from app.retrieval.assemble import similarity
@@ -204,7 +205,12 @@ def answer_query(
     )
     timings["store"] = elapsed_ms(started)
     # A viewer with no cited line would show a blank page: there is none to link to.
-    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if highlighted else None
+    viewer_url = (
+        f"{VIEWER_PATH}?response_id={response_id}"
+        + token_query(settings, response_scope(response_id))
+        if highlighted
+        else None
+    )
     return QueryResponse(
         answer=answer.text,
         sources=answer.sources,

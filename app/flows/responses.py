@@ -14,6 +14,7 @@ from app.contract.schemas import HighlightedSource, ResponseOut
 from app.core.errors import ResponseNotFound
 from app.db import documents
 from app.db.responses import get_response
+from app.pdf.active_content import without_active_content
 from app.pdf.reader import highlight_lines
 
 SOURCE_LABEL = re.compile(r"(?P<name>.+), pp?\. (?P<first>\d+)(?:-(?P<last>\d+))?")
@@ -40,16 +41,18 @@ class AnnotatedPdf:
     content: bytes
 
 
-def annotated_pdf(
+Citation = tuple[int, list[tuple[float, float, float, float]], str]
+"""A cited line's page, its rectangles, and the note saying which `[n]` it supports."""
+
+
+def cited_pages(
     *, session: Session, document_id: uuid.UUID, response_id: uuid.UUID
-) -> AnnotatedPdf:
-    """Returns the document's PDF with each line the response cites in it highlighted, each
-    highlight saying which of the answer's `[n]` it is and its source."""
+) -> list[Citation]:
+    """Returns each line the response cites in the document; refuses a document the response
+    does not cite, so a link signed for the response opens its own documents only."""
     response = stored_response(session=session, response_id=response_id)
-    document = documents.get_document(session=session, document_id=document_id)
-    pdf = documents.document_file(session=session, document_id=document_id)
     cited = [
-        (item.page_number, item.rects, citation_note(item, response.sources))
+        (item.page_number, list(item.rects), citation_note(item, response.sources))
         for item in response.highlighted_sources or []
         if item.document_id == document_id
     ]
@@ -57,8 +60,20 @@ def annotated_pdf(
         raise ResponseNotFound(
             f"response {response_id} highlights nothing in document {document_id}"
         )
+    return cited
+
+
+def annotated_pdf(
+    *, session: Session, document_id: uuid.UUID, response_id: uuid.UUID
+) -> AnnotatedPdf:
+    """Returns the document's PDF with each line the response cites in it highlighted, each
+    highlight saying which of the answer's `[n]` it is and its source, and without scripts or
+    actions that open files or addresses: we serve it."""
+    cited = cited_pages(session=session, document_id=document_id, response_id=response_id)
+    document = documents.get_document(session=session, document_id=document_id)
+    pdf = documents.document_file(session=session, document_id=document_id)
     filename = f"{PurePath(document.filename).stem} (cited).pdf"
-    return AnnotatedPdf(filename, highlight_lines(pdf, cited))
+    return AnnotatedPdf(filename, without_active_content(highlight_lines(pdf, cited)))
 
 
 def citation_note(item: HighlightedSource, sources: Sequence[str]) -> str:

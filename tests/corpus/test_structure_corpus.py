@@ -65,5 +65,5 @@ def test_structure_pages(parts: tuple[str, ...], expected: dict[int, str]) -> No
 def test_document_label(parts: tuple[str, ...], label: str) -> None:
     path = corpus_path(*parts)
     pages, metadata_title = lines_of(path)
-    title = document_title(metadata_title, pages, path.name)
+    title = document_title(metadata_title, pages, path.stem)
     assert document_label(title, pages, path.name) == label

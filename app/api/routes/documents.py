@@ -15,14 +15,14 @@ from app.contract.jobs import DocumentQueued, job_url
 from app.contract.schemas import (
     PAGE_NUMBER_MAX,
     ChunkOut,
+    CollectionName,
     DocumentForm,
     DocumentList,
     DocumentOut,
-    UserText,
 )
 from app.db import documents
 from app.flows.ingest import DocumentMeta, Queued, ingest_upload
-from app.flows.responses import annotated_pdf
+from app.flows.responses import annotated_pdf, cited_pages
 from app.pdf.reader import render_page_png
 from app.pdf.uploads import display_filename
 
@@ -57,7 +57,7 @@ def upload_document(
 @router.get("")
 def list_documents(
     session: SessionDep,
-    collection: Annotated[UserText | None, Query(max_length=200)] = None,
+    collection: Annotated[CollectionName | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=PAGE_NUMBER_MAX)] = 0,
 ) -> DocumentList:
@@ -95,7 +95,13 @@ def page_png(
     page_number: int,
     session: SessionDep,
     scale: Annotated[float, Query(gt=0.1, le=4.0)] = 1.5,
+    response_id: Annotated[
+        uuid.UUID | None,
+        Query(description="A response citing this document: its signed link opens the page."),
+    ] = None,
 ) -> Response:
+    if response_id is not None:
+        cited_pages(session=session, document_id=document_id, response_id=response_id)
     pdf = documents.document_pdf(session=session, document_id=document_id, page=page_number)
     return Response(render_page_png(pdf, page_number, scale), media_type="image/png")
 

@@ -74,6 +74,7 @@ class ChunkHit(ResponseModel):
 
     chunk_id: uuid.UUID
     content: str
+    context_header: str
     page_start: int
     page_end: int
     chapter: str | None
@@ -97,6 +98,7 @@ class Chunk(ResponseModel):
 
     chunk_id: uuid.UUID
     content: str
+    context_header: str
     page_start: int
     page_end: int
     chapter: str | None
