@@ -11,17 +11,20 @@ from fastapi.routing import APIRoute
 
 from app import __version__
 from app.api.docs import mount_docs
+from app.api.middleware.auth import ApiKeyMiddleware
 from app.api.middleware.body_limit import BodyLimitMiddleware
 from app.api.middleware.observability import ObservabilityMiddleware
 from app.api.middleware.observability import router as metrics_router
 from app.api.middleware.request_id import RequestIdMiddleware
-from app.api.problems import register_problem_handlers
+from app.api.middleware.security_headers import SecurityHeadersMiddleware
+from app.api.problems import UnhandledErrorMiddleware, register_problem_handlers
 from app.api.router import api_router
 from app.api.routes import health
 from app.core.config import Settings, get_settings
 from app.core.logs import configure_logging
 from app.flows.runtime import Runtime, open_runtime
 from app.flows.worker import in_process_worker
+from app.pdf.uploads import spool_temporary_files
 
 
 def operation_id(route: APIRoute) -> str:
@@ -42,11 +45,13 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
             yield
             return
         app.state.runtime = open_runtime(settings)
+        spool_temporary_files(settings.uploads_dir)
         worker = (
             in_process_worker(app.state.runtime).start()
             if settings.runs_in_process_worker
             else None
         )
+        app.state.worker = worker
         try:
             yield
         finally:
@@ -65,9 +70,12 @@ def create_app(settings: Settings | None = None, runtime: Runtime | None = None)
     )
     mount_docs(app)
     register_problem_handlers(app)
-    app.add_middleware(BodyLimitMiddleware, max_upload_bytes=settings.max_upload_bytes)
+    app.add_middleware(UnhandledErrorMiddleware)
+    app.add_middleware(BodyLimitMiddleware, settings=settings)
+    app.add_middleware(ApiKeyMiddleware, settings=settings)
     app.add_middleware(ObservabilityMiddleware)
     app.add_middleware(RequestIdMiddleware)
+    app.add_middleware(SecurityHeadersMiddleware)
     if settings.cors_origin_list:
         app.add_middleware(
             CORSMiddleware,

@@ -68,6 +68,7 @@ HIGH_CONFIDENCE = 0.7
 CONFIDENCE_BUCKETS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 1.0))
 KINDS = ("table", "list", "number", "date", "definition", "howto", "fact")
 OWN_FILING = "financebench, own filing"
+SETS = ("docs", "financebench")
 
 
 @dataclass
@@ -125,33 +126,35 @@ def offtopic(identifier: str, response: dict[str, Any]) -> Outcome:
     )
 
 
-def ask_all(citelock: Citelock, every: int) -> tuple[list[Outcome], dict[str, tuple[int, int]]]:
+def ask_all(
+    citelock: Citelock, sets: Sequence[str], every: int
+) -> tuple[list[Outcome], dict[str, tuple[int, int]]]:
     """Returns every question's outcome, and the (documents, pages) of each collection."""
-    docs, financebench = docs_questions(), financebench_questions()
-    collections = {
-        DOCS_COLLECTION: citelock.ensure_collection(DOCS_COLLECTION, files_of(docs)),
-        FINANCEBENCH_COLLECTION: citelock.ensure_collection(
-            FINANCEBENCH_COLLECTION, files_of(financebench)
-        ),
-    }
-    filings = collections[FINANCEBENCH_COLLECTION]
     outcomes = []
+    sizes = {}
     started = time.perf_counter()
-    for question in every_nth(docs, every):
-        response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
-        outcomes.append(judge(question, question.source, response))
-    for question in every_nth(financebench, every):
-        response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
-        outcomes.append(judge(question, "financebench", response))
-        response = citelock.query(
-            question.question, FINANCEBENCH_COLLECTION, TOP_K,
-            document_ids=[filings.ids[question.filename]],
-        )  # fmt: skip
-        outcomes.append(judge(question, OWN_FILING, response))
-    for identifier, text in every_nth(offtopic_questions(), every):
-        outcomes.append(offtopic(identifier, citelock.query(text, DOCS_COLLECTION, TOP_K)))
+    if "docs" in sets:
+        docs = docs_questions()
+        collection = citelock.ensure_collection(DOCS_COLLECTION, files_of(docs))
+        sizes[DOCS_COLLECTION] = (len(collection.ids), collection.pages)
+        for question in every_nth(docs, every):
+            response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
+            outcomes.append(judge(question, question.source, response))
+        for identifier, text in every_nth(offtopic_questions(), every):
+            outcomes.append(offtopic(identifier, citelock.query(text, DOCS_COLLECTION, TOP_K)))
+    if "financebench" in sets:
+        financebench = financebench_questions()
+        filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
+        sizes[FINANCEBENCH_COLLECTION] = (len(filings.ids), filings.pages)
+        for question in every_nth(financebench, every):
+            response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
+            outcomes.append(judge(question, "financebench", response))
+            response = citelock.query(
+                question.question, FINANCEBENCH_COLLECTION, TOP_K,
+                document_ids=[filings.ids[question.filename]],
+            )  # fmt: skip
+            outcomes.append(judge(question, OWN_FILING, response))
     print(f"asked {len(outcomes)} questions, {time.perf_counter() - started:.0f}s", flush=True)
-    sizes = {name: (len(c.ids), c.pages) for name, c in collections.items()}
     return outcomes, sizes
 
 
@@ -233,8 +236,10 @@ HISTORY_HEADER = ["run", "answer-hit", "citation-hit", "confident-wrong", "off-t
                   "right at confidence >= 0.7"]  # fmt: skip
 
 
-def section(outcomes: list[Outcome], sizes: dict[str, tuple[int, int]], every: int,
-            elapsed: float) -> str:  # fmt: skip
+def section(
+    outcomes: list[Outcome], sizes: dict[str, tuple[int, int]], sets: Sequence[str], every: int,
+    elapsed: float,
+) -> str:  # fmt: skip
     """Returns the markdown: figures by source and by kind, reliability, off-topic."""
     main = select(outcomes, lambda o: o.counted and o.source != OWN_FILING)
     by_source = [figure_row("all (docs + 10-Q + financebench stated)", main)]
@@ -269,18 +274,30 @@ def section(outcomes: list[Outcome], sizes: dict[str, tuple[int, int]], every: i
     ]
     off = select(outcomes, lambda o: o.source == "off-topic")
     off_answered = [o for o in off if o.answered]
-    docs_files, docs_pages = sizes[DOCS_COLLECTION]
-    filings, filing_pages = sizes[FINANCEBENCH_COLLECTION]
+    by_source = [row for row in by_source if row[1] != "0"]
+    collections = []
+    if DOCS_COLLECTION in sizes:
+        files, pages = sizes[DOCS_COLLECTION]
+        collections.append(
+            f"the {files} documents of `bench/data/questions_docs.jsonl` ({pages:,} pages; "
+            "the docs and 10-Q questions and the off-topic ones are asked over all of them)"
+        )
+    if FINANCEBENCH_COLLECTION in sizes:
+        files, pages = sizes[FINANCEBENCH_COLLECTION]
+        collections.append(
+            f"FinanceBench's {files} filings ({pages:,} pages; asked over all of them, and "
+            "again restricted to the question's filing)"
+        )
     asked = "every question" if every <= 1 else f"every {every}th question"
-    command = "python bench/eval_answers.py" + (f" --every {every}" if every > 1 else "")
+    command = "python bench/eval_answers.py"
+    if sorted(sets) != sorted(SETS):
+        command += " --sets " + " ".join(sets)
+    if every > 1:
+        command += f" --every {every}"
     return "\n".join(
         [
             f"Citelock's POST /api/v1/query, top_k {TOP_K}, default settings (extractive "
-            f"answers), {asked}. Collections: the {docs_files} documents of "
-            f"`bench/data/questions_docs.jsonl` ({docs_pages:,} pages; the docs and 10-Q "
-            f"questions and the off-topic ones are asked over all of them) and FinanceBench's "
-            f"{filings} filings ({filing_pages:,} pages; asked over all of them, and again "
-            "restricted to the question's filing).",
+            f"answers), {asked}. Collections: " + "; ".join(collections) + ".",
             "",
             "answer-hit: an answer pattern matches the answer; citation-hit: a citation is on "
             "a gold page of the question's document; answered: status neither `no_matches`, "
@@ -330,6 +347,7 @@ def section(outcomes: list[Outcome], sizes: dict[str, tuple[int, int]], every: i
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument("--sets", nargs="+", choices=SETS, default=list(SETS))
     parser.add_argument("--every", type=int, default=1, help="ask every Nth question")
     parser.add_argument("--data-dir", type=Path, help="keep the ingested sets here and reuse them")
     parser.add_argument("--reingest", action="store_true", help="empty --data-dir first")
@@ -342,11 +360,11 @@ def main() -> None:
         data_folder(args.data_dir, args.reingest) as folder,
         Citelock(folder, args.database_url) as citelock,
     ):
-        outcomes, sizes = ask_all(citelock, args.every)
+        outcomes, sizes = ask_all(citelock, args.sets, args.every)
     elapsed = time.perf_counter() - started
     write_results(
         "eval_answers",
-        {"top_k": TOP_K, "every": args.every,
+        {"top_k": TOP_K, "sets": args.sets, "every": args.every,
          "questions": [
              {"id": o.id, "source": o.source, "kind": o.kind, "computed": o.computed,
               "status": o.status, "answer": o.answer, "confidence": round(o.confidence, 4),
@@ -356,7 +374,7 @@ def main() -> None:
     )  # fmt: skip
     if args.label:
         record(args.label, args.every, outcomes)
-    text = section(outcomes, sizes, args.every, elapsed)
+    text = section(outcomes, sizes, args.sets, args.every, elapsed)
     print(text)
     write_section(args.output, TITLE, text)
 

@@ -127,43 +127,45 @@ def peer_index(
     files: Sequence[Path], set_name: str, folder: Path, embeddings: ModelEmbeddings,
     record: IngestRecord,
 ) -> PeerIndex:  # fmt: skip
-    """Returns the peer's index of `files`, built (and timed per file) unless `folder` holds it."""
-    cache = folder / "peer" / f"{set_name}.npz"
-    names = sorted(path.name for path in files)
-    if cache.exists():
-        stored = np.load(cache)
-        if sorted(set(stored["files"].tolist())) == names:
-            return PeerIndex(stored["vectors"], stored["files"], stored["pages"])
+    """Returns the peer's index of `files`: each file's chunks loaded from `folder` when an
+    earlier run kept them, else built (and timed) and kept, so an interrupted run resumes."""
+    cache = folder / "peer" / set_name
+    cache.mkdir(parents=True, exist_ok=True)
     splitter = RecursiveCharacterTextSplitter(
         chunk_size=PEER_CHUNK_SIZE, chunk_overlap=PEER_CHUNK_OVERLAP
     )
     vectors, file_names, pages = [], [], []
     for number, path in enumerate(files, 1):
-        load_ms, loaded = timed(PyMuPDFLoader(str(path)).load)
-        split_ms, chunks = timed(splitter.split_documents, loaded)
-        embed_ms, embedded = timed(
-            embeddings.embed_documents, [chunk.page_content for chunk in chunks]
-        )
-        vectors.append(np.asarray(embedded, dtype=np.float32).reshape(-1, embeddings.embedder.dim))
-        file_names += [path.name] * len(chunks)
-        pages += [chunk.metadata["page"] + 1 for chunk in chunks]
-        seconds = (load_ms + split_ms + embed_ms) / 1000
-        record.note(
-            PEER, set_name, path.name,
-            {"pages": len(loaded), "chunks": len(chunks), "seconds": seconds,
-             "load": load_ms / 1000, "split": split_ms / 1000, "embed": embed_ms / 1000},
-        )  # fmt: skip
-        print(
-            f"[peer {set_name} {number}/{len(files)}] {path.name}: {len(loaded)} pages, "
-            f"{len(chunks)} chunks, {seconds:.1f}s",
-            flush=True,
-        )
-    matrix = np.concatenate(vectors)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
-    index = PeerIndex(matrix, np.array(file_names), np.array(pages, dtype=np.int32))
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    np.savez(cache, vectors=index.vectors, files=index.files, pages=index.pages)
-    return index
+        kept = cache / f"{path.name}.npz"
+        if not kept.exists():
+            load_ms, loaded = timed(PyMuPDFLoader(str(path)).load)
+            split_ms, chunks = timed(splitter.split_documents, loaded)
+            embed_ms, embedded = timed(
+                embeddings.embed_documents, [chunk.page_content for chunk in chunks]
+            )
+            matrix = np.asarray(embedded, dtype=np.float32).reshape(-1, embeddings.embedder.dim)
+            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+            np.savez(
+                kept,
+                vectors=matrix,
+                pages=np.array([chunk.metadata["page"] + 1 for chunk in chunks], dtype=np.int32),
+            )
+            seconds = (load_ms + split_ms + embed_ms) / 1000
+            record.note(
+                PEER, set_name, path.name,
+                {"pages": len(loaded), "chunks": len(chunks), "seconds": seconds,
+                 "load": load_ms / 1000, "split": split_ms / 1000, "embed": embed_ms / 1000},
+            )  # fmt: skip
+            print(
+                f"[peer {set_name} {number}/{len(files)}] {path.name}: {len(loaded)} pages, "
+                f"{len(chunks)} chunks, {seconds:.1f}s",
+                flush=True,
+            )
+        stored = np.load(kept)
+        vectors.append(stored["vectors"])
+        pages.append(stored["pages"])
+        file_names += [path.name] * len(stored["pages"])
+    return PeerIndex(np.concatenate(vectors), np.array(file_names), np.concatenate(pages))
 
 
 Ranks = dict[str, dict[str, list[int | None]]]
@@ -203,6 +205,12 @@ def figures(ranks: Sequence[int | None]) -> dict[str, float]:
     return values
 
 
+def points(difference: float) -> str:
+    """Returns a difference of shares in signed points, with no "-0.0"."""
+    rounded = round(100 * difference, 1)
+    return f"{rounded + 0.0:+.1f}"
+
+
 def system_label(system: str) -> str:
     return "peer (LangChain, exact)" if system == PEER else f"citelock {system}"
 
@@ -221,7 +229,7 @@ def figure_rows(eval_set: EvalSet, questions: Sequence[Question], ranks: Ranks) 
                 cells = [
                     f"{value:.3f}"
                     if system == PEER
-                    else f"{value:.3f} ({100 * (value - peer[name]):+.1f})"
+                    else f"{value:.3f} ({points(value - peer[name])})"
                     for name, value in mine.items()
                 ]
                 rows.append([label, setting, system_label(system), str(len(kept)), *cells])
@@ -247,7 +255,9 @@ def ingestion_rows(
 
 
 def command_line(args: argparse.Namespace) -> str:
-    command = ["python bench/eval_pages.py", "--sets", *args.sets]
+    command = ["python bench/eval_pages.py"]
+    if sorted(args.sets) != sorted(eval_sets()):
+        command += ["--sets", *args.sets]
     if args.every > 1:
         command += ["--every", str(args.every)]
     return " ".join(command)

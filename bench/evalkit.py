@@ -320,8 +320,10 @@ class Citelock:
         stored = self.stored(collection)
         ingested_now = 0
         for number, path in enumerate(files, 1):
-            if path.name in stored:
+            if path.name in stored and stored[path.name]["status"] == "ready":
                 continue
+            if path.name in stored:  # left half-done by an interrupted run
+                self.client.delete(f"/api/v1/documents/{stored[path.name]['id']}")
             started = time.perf_counter()
             with path.open("rb") as handle:
                 response = self.client.post(

@@ -1,8 +1,8 @@
 """Soak: concurrent clients mixing queries and uploads against a `citelock serve` subprocess.
 
     python bench/soak.py [--clients 32] [--duration 600] [--chunks 100000]
-        [--upload-share 0.1] [--corpus ../shared/corpus/docs] [--database-url URL]
-        [--write] [--output docs/benchmarks.md]
+        [--upload-share 0.1] [--burst 20] [--burst-pages 40] [--corpus ../shared/corpus/docs]
+        [--database-url URL] [--write] [--output docs/benchmarks.md]
 
 The database is pre-filled with --chunks realistic chunks (`passage_chunks`, as bench/query.py
 loads them). Each client, with its own keep-alive connection, sends a query (a 4-9 word
@@ -11,6 +11,9 @@ new two-page PDF of passages (into a collection of its own, so that every upload
 ingestion). Reported: requests and errors (any status but 200/201, or a transport failure),
 p50/p95/p99 latency of each kind, and the server's resident memory after a minute of the
 same load (the warm-up), at the end and at its peak (sampled every second from /proc).
+After the soak, a burst: --burst uploads of --burst-pages pages sent at once (each ingested at
+once, most waiting for a turn), with the server's memory before, at its peak and
+BURST_SETTLE_SECONDS after the last answer, when what the burst held should be given back.
 Goals: zero errors, query p99 under 250 ms at 100k chunks, memory growth under 10%.
 `--write` puts the figures in docs/benchmarks.md; leave it off for short trial runs.
 """
@@ -65,6 +68,7 @@ SAMPLE_SECONDS = 1.0
 REQUEST_TIMEOUT_S = 120.0
 GOAL_QUERY_P99_MS = 250.0
 GOAL_MEMORY_GROWTH = 0.10
+BURST_SETTLE_SECONDS = 10.0
 
 
 @dataclass
@@ -90,11 +94,11 @@ def resident_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
-def upload_pdfs(passages: list[str], count: int) -> list[bytes]:
-    """Returns `count` distinct two-page PDFs, each a passage a page."""
+def upload_pdfs(passages: list[str], count: int, pages: int = 2) -> list[bytes]:
+    """Returns `count` distinct PDFs of `pages` pages, each a passage a page."""
     return [
         text_pdf(
-            [passages[(2 * number + page) % len(passages)] for page in range(2)],
+            [passages[(pages * number + page) % len(passages)] for page in range(pages)],
             box=(72, 72, 523, 770),
             fontsize=11,
         )
@@ -146,6 +150,17 @@ def sample_memory(pid: int, stop: threading.Event, samples: list[int]) -> None:
 
 
 @dataclass(frozen=True)
+class BurstResult:
+    uploads: int
+    pages: int
+    errors: list[str]
+    seconds: float
+    memory_before: int
+    memory_peak: int
+    memory_after: int
+
+
+@dataclass(frozen=True)
 class SoakResult:
     tally: Tally
     seconds: float
@@ -154,6 +169,52 @@ class SoakResult:
     memory_peak: int
     load_notes: str
     warm_up_errors: int
+    burst: BurstResult | None
+
+
+def burst(base_url: str, pid: int, pdfs: list[bytes], pages: int) -> BurstResult:
+    """Returns the server's memory through a burst of simultaneous uploads, each into a new
+    collection, and BURST_SETTLE_SECONDS after the last one was answered."""
+    tally = Tally()
+
+    def send(number: int, pdf: bytes) -> None:
+        started = time.perf_counter()
+        try:
+            with httpx.Client(base_url=base_url, timeout=10 * REQUEST_TIMEOUT_S) as client:
+                status = client.post(
+                    "/api/v1/documents",
+                    files={"file": ("burst.pdf", pdf, "application/pdf")},
+                    data={"collection": f"burst-{number}"},
+                ).status_code
+            error = None if status in (200, 201) else f"HTTP {status}"
+        except httpx.HTTPError as exc:
+            error = type(exc).__name__
+        tally.record("burst", (time.perf_counter() - started) * 1000, error)
+
+    memory_before = resident_bytes(pid)
+    samples = [memory_before]
+    stop = threading.Event()
+    sampler = threading.Thread(target=sample_memory, args=(pid, stop, samples), daemon=True)
+    sampler.start()
+    started = time.monotonic()
+    senders = [threading.Thread(target=send, args=item) for item in enumerate(pdfs)]
+    for thread in senders:
+        thread.start()
+    for thread in senders:
+        thread.join()
+    seconds = time.monotonic() - started
+    time.sleep(BURST_SETTLE_SECONDS)
+    stop.set()
+    sampler.join()
+    return BurstResult(
+        uploads=len(pdfs),
+        pages=pages,
+        errors=tally.errors.get("burst", []),
+        seconds=seconds,
+        memory_before=memory_before,
+        memory_peak=max(samples),
+        memory_after=resident_bytes(pid),
+    )
 
 
 def soak(args: argparse.Namespace, url: str, data_dir: Path) -> SoakResult:
@@ -169,6 +230,7 @@ def soak(args: argparse.Namespace, url: str, data_dir: Path) -> SoakResult:
         )
     texts = query_phrases(passages, QUERY_TEXTS, rng)
     pdfs = upload_pdfs(passages, UPLOAD_PDFS)
+    burst_pdfs = upload_pdfs(passages, args.burst, args.burst_pages)
 
     def run_clients(seconds: float, first_seed: int, tally: Tally) -> float:
         """Runs every client for `seconds`; returns how long they took to stop."""
@@ -202,9 +264,21 @@ def soak(args: argparse.Namespace, url: str, data_dir: Path) -> SoakResult:
         stop.set()
         sampler.join()
         memory_end = resident_bytes(server.process.pid)
+        burst_result = (
+            burst(server.url, server.process.pid, burst_pdfs, args.burst_pages)
+            if burst_pdfs
+            else None
+        )
     warm_up_errors = sum(len(errors) for errors in warm_up.errors.values())
     return SoakResult(
-        tally, seconds, memory_start, memory_end, max(samples), load_notes, warm_up_errors
+        tally,
+        seconds,
+        memory_start,
+        memory_end,
+        max(samples),
+        load_notes,
+        warm_up_errors,
+        burst_result,
     )
 
 
@@ -232,6 +306,14 @@ def section(args: argparse.Namespace, result: SoakResult) -> str:
         f"{result.memory_end / mib:.0f} MiB at the end ({growth:+.1%}; goal under "
         f"{GOAL_MEMORY_GROWTH:.0%}), peak {result.memory_peak / mib:.0f} MiB",
     ]
+    if result.burst is not None:
+        b = result.burst
+        goals.append(
+            f"- burst of {b.uploads} simultaneous {b.pages}-page uploads ({b.seconds:.0f} s, "
+            f"{len(b.errors)} errors): server memory {b.memory_before / mib:.0f} MiB before, "
+            f"peak {b.memory_peak / mib:.0f} MiB, {b.memory_after / mib:.0f} MiB "
+            f"{BURST_SETTLE_SECONDS:.0f} s after ({b.memory_after / b.memory_before - 1:+.1%})"
+        )
     return "\n".join(
         [
             f"{args.clients} clients for {result.seconds:.0f} s against `citelock serve` "
@@ -259,6 +341,8 @@ def main() -> None:
     parser.add_argument("--duration", type=float, default=600.0, help="seconds")
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--upload-share", type=float, default=0.1)
+    parser.add_argument("--burst", type=int, default=20, help="simultaneous uploads after")
+    parser.add_argument("--burst-pages", type=int, default=40)
     parser.add_argument("--pool", type=int, default=300, help="passages embedded for real")
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--database-url", default="")

@@ -2,26 +2,38 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Mapping
 from http import HTTPStatus
 from typing import Any
 
+import psycopg
+import psycopg_pool
 import sqlalchemy.exc
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.routing import APIRoute
+from jinja2 import Environment, PackageLoader, StrictUndefined
 from pydantic import BaseModel, ConfigDict
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.middleware.observability import add_log_fields
 from app.api.middleware.request_id import current_request_id
 from app.core import metrics
-from app.core.errors import CitelockError, DatabaseUnavailable
+from app.core.errors import CitelockError, DatabaseUnavailable, InvalidQuery, InvalidRequest
 
 logger = logging.getLogger(__name__)
 
 PROBLEM_JSON = "application/problem+json"
+EMPTY_HEADERS = {"content-length", "content-type"}
+"""Headers of the JSON problem that its HTML page does not share."""
+PROBLEM_PAGE = Environment(
+    loader=PackageLoader("app.api", "templates"), autoescape=True, undefined=StrictUndefined
+).get_template("problem.html")
 
 
 class Problem(BaseModel):
@@ -63,6 +75,7 @@ def problem(
     **extra: Any,
 ) -> JSONResponse:
     metrics.ERRORS.labels(code).inc()
+    add_log_fields(code=code)
     body = {
         "type": f"https://citelock.dev/problems/{code}",
         "title": title or HTTPStatus(status).phrase,
@@ -75,26 +88,40 @@ def problem(
     return JSONResponse(body, status_code=status, media_type=PROBLEM_JSON, headers=headers)
 
 
-def validation_code(request: Request) -> str:
-    """Returns the contract's code for a malformed request to this route."""
-    return "invalid_query" if request.url.path.startswith("/api/v1/query") else "invalid_request"
+def invalid_input(request: Request) -> type[InvalidRequest]:
+    """Returns the contract's error for a malformed request to this route."""
+    return InvalidQuery if request.url.path.startswith("/api/v1/query") else InvalidRequest
 
 
-async def handle_citelock_error(_request: Request, exc: Exception) -> JSONResponse:
+def for_browser(request: Request, response: JSONResponse) -> Response:
+    """Returns the problem as an HTML page when a browser opens a page route (the viewer),
+    else as it is: a reader who follows an expired link should read why, not JSON."""
+    route = request.scope.get("route")
+    serves_html = isinstance(route, APIRoute) and route.response_class is HTMLResponse
+    if not serves_html or "text/html" not in request.headers.get("accept", ""):
+        return response
+    body = json.loads(bytes(response.body))
+    page = PROBLEM_PAGE.render(title=body["title"], detail=body["detail"], status=body["status"])
+    headers = {k: v for k, v in response.headers.items() if k.lower() not in EMPTY_HEADERS}
+    return HTMLResponse(page, status_code=response.status_code, headers=headers)
+
+
+async def handle_citelock_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, CitelockError)
     response = problem(exc.status, exc.code, exc.detail, title=exc.title)
     response.headers.update(exc.headers)
-    return response
+    return for_browser(request, response)
 
 
-async def handle_validation_error(request: Request, exc: Exception) -> JSONResponse:
+async def handle_validation_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, RequestValidationError)
     errors = [
         {"loc": list(error["loc"]), "msg": error["msg"], "type": error["type"]}
         for error in exc.errors()
     ]
     detail = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors)
-    return problem(422, validation_code(request), detail, errors=errors)
+    error = invalid_input(request)
+    return for_browser(request, problem(422, error.code, detail, title=error.title, errors=errors))
 
 
 async def handle_http_exception(request: Request, exc: Exception) -> JSONResponse:
@@ -102,7 +129,8 @@ async def handle_http_exception(request: Request, exc: Exception) -> JSONRespons
     if exc.status_code == 400:
         # FastAPI's only 400 is a body it could not parse (not UTF-8, broken JSON or
         # multipart): bad input, which the contract answers with 422 and the route's code.
-        return problem(422, validation_code(request), str(exc.detail))
+        error = invalid_input(request)
+        return problem(422, error.code, str(exc.detail), title=error.title)
     code = HTTP_STATUS_CODES.get(exc.status_code, "http_error")
     headers = dict(exc.headers or {})
     if exc.status_code == 405:
@@ -124,20 +152,75 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
-async def handle_database_down(request: Request, exc: Exception) -> JSONResponse:
-    # The pool could not reach PostgreSQL (stopped, restarting, failing over): a 503 tells a
-    # client that the same request may succeed in a moment, which a 500 would not.
-    return await handle_citelock_error(request, DatabaseUnavailable("the database does not answer"))
+OUTAGE_ERRORS = (
+    sqlalchemy.exc.OperationalError,
+    sqlalchemy.exc.InterfaceError,
+    sqlalchemy.exc.TimeoutError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    psycopg_pool.PoolTimeout,
+)
+"""What PostgreSQL stopped, restarting or failing over looks like, through SQLAlchemy, or
+straight from psycopg (the queue's connections)."""
 
 
-async def handle_unexpected(_request: Request, exc: Exception) -> JSONResponse:
-    logger.exception("unhandled error", exc_info=exc)
+def is_database_outage(error: BaseException | None) -> bool:
+    """Returns whether the error, or one it was raised from, says the database did not answer."""
+    while error is not None:
+        if isinstance(error, OUTAGE_ERRORS):
+            return True
+        if isinstance(error, sqlalchemy.exc.DBAPIError) and error.connection_invalidated:
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
+def unexpected_problem(error: Exception) -> JSONResponse:
+    """Returns the problem for an error no handler took: 503 for a database outage (the same
+    request may succeed in a moment), else a 500 that reveals nothing."""
+    if is_database_outage(error):
+        # No traceback: an outage fails every request the same way, and a traceback each
+        # filled the log by megabytes a second. The access line says the rest.
+        outage = DatabaseUnavailable("the database does not answer; try again shortly")
+        response = problem(outage.status, outage.code, outage.detail, title=outage.title)
+        response.headers.update(outage.headers)
+        return response
+    logger.exception("unhandled error", exc_info=error)
     return problem(500, "internal_error", "The server could not complete the request.")
+
+
+class UnhandledErrorMiddleware:
+    """Answers any error that escapes the routes and their handlers, inside the request id
+    and access log middleware, so the answer carries its request id and is logged once.
+
+    An `Exception` handler registered with Starlette runs outside every middleware instead:
+    its 500 had no request id, and Starlette raised the error again for the server to log a
+    second traceback.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def send_tracking_start(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_tracking_start)
+        except Exception as error:
+            if started:
+                raise  # half a response is out: the server can only close the connection
+            await unexpected_problem(error)(scope, receive, send)
 
 
 def register_problem_handlers(app: FastAPI) -> None:
     app.add_exception_handler(CitelockError, handle_citelock_error)
     app.add_exception_handler(RequestValidationError, handle_validation_error)
     app.add_exception_handler(StarletteHTTPException, handle_http_exception)
-    app.add_exception_handler(sqlalchemy.exc.OperationalError, handle_database_down)
-    app.add_exception_handler(Exception, handle_unexpected)

@@ -1,15 +1,13 @@
 """Every resource's router, mounted under /api/v1."""
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter
 
-from app.api.middleware.auth import require_api_key
 from app.api.problems import problem_responses
 from app.api.routes import annotations, documents, jobs, query, responses
 
 api_router = APIRouter(
     prefix="/api/v1",
-    dependencies=[Depends(require_api_key)],
-    responses=problem_responses(401, 403, 404, 422, 503),
+    responses=problem_responses(401, 403, 404, 408, 413, 422, 503),
 )
 api_router.include_router(documents.router)
 api_router.include_router(annotations.router)

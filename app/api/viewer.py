@@ -34,21 +34,41 @@ TEMPLATES = Environment(
 
 @dataclass(frozen=True)
 class CitedLineBox:
-    """One cited line, as percentages of its page's width and height."""
+    """One cited line, as percentages of its page's width and height; the first line of each
+    cited sentence carries the anchor that its quote links to."""
 
     left: float
     top: float
     width: float
     height: float
+    anchor: str | None = None
+
+
+@dataclass(frozen=True)
+class ExcerptPart:
+    text: str
+    cited: bool = False
+    anchor: str | None = None
+    """Where the cited text's first line is marked on the page, when it is."""
 
 
 @dataclass(frozen=True)
 class Excerpt:
-    """A cited sentence with a little of its chunk on either side."""
+    """Cited sentences of one passage with a little of it on either side: neighbouring
+    sentences share one excerpt, so their context is shown once."""
 
     before: str
-    cited: str
+    parts: list[ExcerptPart]
     after: str
+
+
+@dataclass(frozen=True)
+class Cited:
+    """A cited stretch of a passage, and the anchor of its mark on the page (if shown)."""
+
+    start: int
+    end: int
+    anchor: str | None
 
 
 @dataclass
@@ -62,18 +82,38 @@ class ViewedPage:
     image: str = ""
     """The page rendered at PAGE_SCALE, as a data: URI; empty when it is no longer stored."""
     marks: list[CitedLineBox] = field(default_factory=list)
-    excerpts: list[Excerpt] = field(default_factory=list)
+    cited: dict[str, list[Cited]] = field(default_factory=dict)
+    """The cited stretches of each passage (text snippet) quoted on this page."""
+
+    @property
+    def excerpts(self) -> list[Excerpt]:
+        return [block for text, cited in self.cited.items() for block in excerpts(text, cited)]
 
     @property
     def label(self) -> str:
         return f"{self.document_name}, p. {self.page_number}"
 
 
-def render_viewer(*, session: Session, response_id: uuid.UUID) -> str:
-    """Returns the viewer's HTML for a stored response."""
+def viewer_headers(frame_origins: list[str]) -> dict[str, str]:
+    """Returns the viewer's security headers: it runs nothing, loads only its own inline
+    styles and data: images, and only this service and the configured frontends may frame
+    it. No referrer, so a signed link's token is not handed to the pages it links to."""
+    ancestors = " ".join(["'self'", *frame_origins])
+    policy = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; "
+        f"form-action 'none'; frame-ancestors {ancestors}"
+    )
+    return {"Content-Security-Policy": policy, "Referrer-Policy": "no-referrer"}
+
+
+def render_viewer(*, session: Session, response_id: uuid.UUID, link_query: str = "") -> str:
+    """Returns the viewer's HTML for a stored response; `link_query` (a signed link's
+    `&token=...`) goes on its links to the PDF, which a browser opens without a key."""
     response = stored_response(session=session, response_id=response_id)
     pages = viewed_pages(session, response.highlighted_sources or [])
-    return TEMPLATES.get_template("viewer.html").render(response=response, pages=pages)
+    return TEMPLATES.get_template("viewer.html").render(
+        response=response, pages=pages, link_query=link_query
+    )
 
 
 def viewed_pages(session: Session, items: list[HighlightedSource]) -> list[ViewedPage]:
@@ -81,7 +121,7 @@ def viewed_pages(session: Session, items: list[HighlightedSource]) -> list[Viewe
     sizes = page_sizes(session=session, pages={(i.document_id, i.page_number) for i in items})
     pdfs: dict[uuid.UUID, bytes] = {}
     pages: dict[tuple[uuid.UUID, int], ViewedPage] = {}
-    for item in items:
+    for number, item in enumerate(items, 1):
         key = (item.document_id, item.page_number)
         if key not in pages:
             pages[key] = ViewedPage(
@@ -98,10 +138,15 @@ def viewed_pages(session: Session, items: list[HighlightedSource]) -> list[Viewe
                     )
                 pages[key].image = page_image(pdfs[item.document_id], item.page_number)
         page = pages[key]
-        spans = item.highlight_spans
-        page.excerpts += [excerpt(item.text_snippet, start, end) for start, end in spans]
+        anchor = f"mark-{number}" if page.size is not None and item.rects else None
+        page.cited.setdefault(item.text_snippet, []).extend(
+            Cited(start, end, anchor) for start, end in item.highlight_spans
+        )
         if page.size is not None:
-            page.marks += [mark(rect, page.size) for rect in item.rects]
+            page.marks += [
+                mark(rect, page.size, anchor if line == 0 else None)
+                for line, rect in enumerate(item.rects)
+            ]
     return list(pages.values())
 
 
@@ -110,7 +155,9 @@ def page_image(pdf: bytes, page_number: int) -> str:
     return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
-def mark(rect: tuple[float, float, float, float], size: tuple[float, float]) -> CitedLineBox:
+def mark(
+    rect: tuple[float, float, float, float], size: tuple[float, float], anchor: str | None
+) -> CitedLineBox:
     """Returns `rect` (PDF points) as percentages of a page of `size`."""
     x0, y0, x1, y1 = rect
     width, height = size
@@ -119,14 +166,35 @@ def mark(rect: tuple[float, float, float, float], size: tuple[float, float]) -> 
         top=round(100 * y0 / height, 3),
         width=round(100 * (x1 - x0) / width, 3),
         height=round(100 * (y1 - y0) / height, 3),
+        anchor=anchor,
     )
 
 
-def excerpt(snippet: str, start: int, end: int) -> Excerpt:
-    before = snippet[max(start - CONTEXT_CHARS, 0) : start]
-    after = snippet[end : end + CONTEXT_CHARS]
+def excerpts(snippet: str, cited: list[Cited]) -> list[Excerpt]:
+    """Returns the cited stretches of `snippet` in excerpts, those whose context would meet
+    (less than twice CONTEXT_CHARS apart) in the same one; a stretch cited twice shows once."""
+    blocks: list[list[Cited]] = []
+    for stretch in sorted(cited, key=lambda c: (c.start, c.end)):
+        if blocks and stretch.start - blocks[-1][-1].end < 2 * CONTEXT_CHARS:
+            last = blocks[-1][-1]
+            if stretch.end > last.end:
+                blocks[-1].append(Cited(max(stretch.start, last.end), stretch.end, stretch.anchor))
+        else:
+            blocks.append([stretch])
+    return [excerpt(snippet, block) for block in blocks]
+
+
+def excerpt(snippet: str, block: list[Cited]) -> Excerpt:
+    start, end = block[0].start, block[-1].end
+    parts: list[ExcerptPart] = []
+    for stretch, following in zip(block, [*block[1:], None], strict=True):
+        parts.append(ExcerptPart(snippet[stretch.start : stretch.end], True, stretch.anchor))
+        if following is not None and following.start > stretch.end:
+            parts.append(ExcerptPart(snippet[stretch.end : following.start]))
     return Excerpt(
-        before=("\u2026" if start > CONTEXT_CHARS else "") + before,
-        cited=snippet[start:end],
-        after=after + ("\u2026" if end + CONTEXT_CHARS < len(snippet) else ""),
+        before=("\u2026" if start > CONTEXT_CHARS else "")
+        + snippet[max(start - CONTEXT_CHARS, 0) : start],
+        parts=parts,
+        after=snippet[end : end + CONTEXT_CHARS]
+        + ("\u2026" if end + CONTEXT_CHARS < len(snippet) else ""),
     )

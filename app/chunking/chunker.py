@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.chunking.furniture import FURNITURE
+from app.chunking.headers import context_header
 from app.core.chunks import ChunkDraft
 from app.core.records import PAGE_BREAK, PageText, PageWindow, TocEntry
 from app.core.sentences import CLOSERS, split_sentences, trim_span
@@ -33,6 +34,9 @@ _SENTENCE_END = re.compile(rf"[.!?\u2026][{CLOSERS}]*$")
 
 Span = tuple[int, int, bool]
 """A sentence's start and end in the document text, and whether it ends its paragraph."""
+
+MIN_CHUNK_TOKENS = 24
+"""A chunk shorter than this is joined to the one before it on its page (_without_tiny)."""
 
 HEADING_SLACK = 1.0
 """Points an outline destination may sit below a chunk's first line and still precede it."""
@@ -111,8 +115,11 @@ class DocumentChunker:
         count_tokens: CountTokens,
         furniture: Mapping[int, Sequence[tuple[int, int]]] | None = None,
         regions: Sequence[tuple[int, int]] = (),
+        label: str = "",
     ) -> None:
         self._headings = _Headings(toc)
+        self._label = label
+        """The document's label, which opens every chunk's context header."""
         self._max_tokens = max_tokens
         self._overlap_tokens = overlap_tokens
         self._count_tokens = count_tokens
@@ -159,6 +166,7 @@ class DocumentChunker:
                 offsets,
                 self._offset,
                 self._headings,
+                self._label,
                 bounds.holds(chunk[0]),
             )
             for index, chunk in enumerate(fitted)
@@ -179,6 +187,7 @@ def _draft(
     offsets: list[int],
     base: int,
     headings: _Headings,
+    label: str,
     furniture: bool,
 ) -> ChunkDraft:
     """Returns the draft of the chunk spanning text[start:end] with its token count, where
@@ -199,6 +208,7 @@ def _draft(
         chapter=chapter,
         section=section,
         flags=(FURNITURE,) if furniture else (),
+        context_header=context_header(label, chapter, section),
     )
 
 
@@ -356,7 +366,29 @@ def _pack(pieces: list[_Piece], budget: int, overlap_tokens: int) -> list[list[_
         used += piece.tokens
     if current:
         groups.append(current)
-    return groups
+    return _without_tiny(groups, budget)
+
+
+def _without_tiny(groups: list[list[_Piece]], budget: int) -> list[list[_Piece]]:
+    """Returns the groups, each of fewer than MIN_CHUNK_TOKENS joined to the group before it
+    when they share a page and a kind and fit the budget together.
+
+    A page's last sentence alone ("The architecture is depicted in Fig. 1.") says little, and
+    its context header would then say most of what it is embedded as.
+    """
+    joined: list[list[_Piece]] = []
+    for group in groups:
+        tokens = sum(piece.tokens for piece in group)
+        previous = joined[-1] if joined else None
+        if previous is not None and tokens < MIN_CHUNK_TOKENS:
+            # The group opens with the pieces it carried over from the one before.
+            new = [piece for piece in group if piece.start >= previous[-1].end]
+            fits = sum(piece.tokens for piece in previous + new) <= budget
+            if fits and group[0].page == previous[0].page and _same_kind(group[0], previous[0]):
+                previous.extend(new)
+                continue
+        joined.append(group)
+    return joined
 
 
 def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -> bool:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from app.chunking.furniture import FURNITURE
 from app.chunking.references import REFERENCES, flag_references
-from app.core.chunks import ChunkDraft
+from app.core.chunks import INDEX, LIST_OF_FIGURES, STRUCTURE_FLAGS, TOC, ChunkDraft
 
 OCR_NOISE = "ocr_noise"
 """The flag of a chunk whose text is too noisy to quote: a poor OCR layer."""
@@ -30,10 +30,15 @@ are suspect."""
 
 __all__ = [
     "FURNITURE",
+    "INDEX",
+    "LIST_OF_FIGURES",
     "OCR_NOISE",
     "REFERENCES",
+    "STRUCTURE_FLAGS",
+    "TOC",
     "flag_chunks",
     "flag_ocr_noise",
+    "flag_structure",
     "ocr_noise_score",
 ]
 
@@ -66,13 +71,30 @@ _VOWELS = frozenset("aeiouy")
 
 
 def flag_chunks(
-    chunks: Sequence[ChunkDraft], *, references: Sequence[tuple[int, int]]
+    chunks: Sequence[ChunkDraft],
+    *,
+    references: Sequence[tuple[int, int]],
+    structure: Mapping[int, str] | None = None,
 ) -> list[ChunkDraft]:
-    """Returns the chunks with REFERENCES and OCR_NOISE added to the flags of those they fit.
+    """Returns the chunks with REFERENCES, OCR_NOISE and the structure flags (TOC, INDEX,
+    LIST_OF_FIGURES) added to the flags of those they fit.
 
-    `references` are the document's reference sections, from `reference_sections`.
+    `references` are the document's reference sections, from `reference_sections`;
+    `structure` its structure pages, from `structure_pages`.
     """
-    return flag_ocr_noise(flag_references(chunks, references))
+    return flag_structure(flag_ocr_noise(flag_references(chunks, references)), structure or {})
+
+
+def flag_structure(chunks: Sequence[ChunkDraft], structure: Mapping[int, str]) -> list[ChunkDraft]:
+    """Returns the chunks, each lying wholly on structure pages flagged as its first page."""
+    flagged = []
+    for chunk in chunks:
+        pages = range(chunk.page_start, chunk.page_end + 1)
+        flag = structure.get(chunk.page_start)
+        if flag is not None and flag not in chunk.flags and all(p in structure for p in pages):
+            chunk = replace(chunk, flags=(*chunk.flags, flag))
+        flagged.append(chunk)
+    return flagged
 
 
 def flag_ocr_noise(chunks: Sequence[ChunkDraft]) -> list[ChunkDraft]:

@@ -7,6 +7,7 @@ skipped before it is parsed or uploaded.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -56,7 +57,9 @@ class FileReport:
 class Target(Protocol):
     """Where the files go: the database, or a running service."""
 
-    def known_sha256s(self, collection: str) -> set[str]: ...
+    def known_documents(self, collection: str) -> dict[str, str]:
+        """Returns the id of each ready document in `collection`, by its sha256."""
+        ...
 
     def ingest(self, path: Path, meta: DocumentMeta, advance: PagesStored) -> FileReport:
         """Returns what became of `path`, calling `advance(pages_done, page_count)` as pages
@@ -74,15 +77,15 @@ class DatabaseTarget:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
 
-    def known_sha256s(self, collection: str) -> set[str]:
+    def known_documents(self, collection: str) -> dict[str, str]:
         with self.runtime.sessions() as session:
             # A document still processing is not known: ingesting it again resumes its job.
-            found = session.scalars(
-                select(Document.sha256).where(
+            found = session.execute(
+                select(Document.sha256, Document.id).where(
                     Document.collection == collection, Document.status == "ready"
                 )
             )
-            return set(found)
+            return {sha256: str(document_id) for sha256, document_id in found}
 
     def ingest(self, path: Path, meta: DocumentMeta, advance: PagesStored) -> FileReport:
         """Ingests a long PDF as a queued job run right here, so its bar follows the stored
@@ -120,11 +123,11 @@ class ServiceTarget:
     def __init__(self, client: ServiceClient) -> None:
         self.client = client
 
-    def known_sha256s(self, collection: str) -> set[str]:
-        return {document["sha256"] for document in self.client.documents(collection)}
+    def known_documents(self, collection: str) -> dict[str, str]:
+        return {d["sha256"]: d["id"] for d in self.client.documents(collection)}
 
     def ingest(self, path: Path, meta: DocumentMeta, advance: PagesStored) -> FileReport:
-        status, body = self.client.upload(path, collection=meta.collection)
+        status, body = self.client.upload(path, meta)
         if status == 202:
             job = self.client.wait_for_job(
                 body["job_url"], lambda j: advance(j["pages_done"], j["page_count"])
@@ -170,11 +173,12 @@ class Summary:
 
 
 def ingest_files(
-    files: list[Path], *, collection: str, target: Target, console: Console
+    files: list[Path], *, meta: DocumentMeta, target: Target, console: Console
 ) -> Summary:
-    """Returns what became of each file after ingesting them one by one, each with its bar."""
+    """Returns what became of each file after ingesting them one by one, each with its bar;
+    `meta` is what is said of every file (its file name aside)."""
     started = time.perf_counter()
-    known = target.known_sha256s(collection)
+    known = target.known_documents(meta.collection)
     reports: list[FileReport] = []
     columns = (
         TextColumn("{task.description}"),
@@ -186,7 +190,8 @@ def ingest_files(
     with Progress(*columns, console=console, transient=False) as progress:
         for path in files:
             task = progress.add_task(path.name, total=None)
-            report = ingest_one(path, collection, target, known, progress, task)
+            file_meta = dataclasses.replace(meta, filename=path.name)
+            report = ingest_one(path, file_meta, target, known, progress, task)
             reports.append(report)
             progress.update(task, description=f"{path.name} [dim]{report.outcome}[/dim]")
             progress.stop_task(task)
@@ -195,23 +200,23 @@ def ingest_files(
 
 def ingest_one(
     path: Path,
-    collection: str,
+    meta: DocumentMeta,
     target: Target,
-    known: set[str],
+    known: dict[str, str],
     progress: Progress,
     task: Any,
 ) -> FileReport:
+    """Returns what became of one file; a skipped one names the document already stored."""
     sha256 = file_sha256(path)
     if sha256 in known:
         progress.update(task, total=0, completed=0)
-        return FileReport(path, "skipped")
+        return FileReport(path, "skipped", document_id=known[sha256])
     try:
         report = target.ingest(
-            path,
-            DocumentMeta(filename=path.name, collection=collection),
-            lambda done, pages: progress.update(task, completed=done, total=pages),
+            path, meta, lambda done, pages: progress.update(task, completed=done, total=pages)
         )
     except CitelockError as error:
         return FileReport(path, "failed", error=error.code, detail=error.detail)
-    known.add(sha256)
+    if report.document_id is not None:
+        known[sha256] = report.document_id
     return report

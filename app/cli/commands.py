@@ -4,21 +4,28 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from app.core.config import get_settings
 
 if TYPE_CHECKING:
+    import uvicorn
+
     from app.contract.schemas import QueryRequest
     from app.core.chunks import Candidate
 
 app = typer.Typer(help="citelock: citation-locked answers from your PDFs.", no_args_is_help=True)
 console = Console(stderr=True)
+UNBOUNDED_WIDTH = 10_000
+"""Columns a table is measured in, to learn the width it takes unwrapped."""
 
 
 @app.command()
@@ -29,12 +36,12 @@ def serve(
     """Start the HTTP service (migrates the database and loads the model first)."""
     import uvicorn
 
-    from app.core.logs import configure_logging
+    from app.core.logs import configure_logging, log_listening
 
     settings = get_settings()
     configure_logging(level=settings.log_level, log_format=settings.log_format)
     # Our middleware writes the one line per request; uvicorn's own config would add another.
-    uvicorn.run(
+    config = uvicorn.Config(
         "app.main:create_app",
         factory=True,
         host=host,
@@ -42,6 +49,30 @@ def serve(
         log_config=None,
         access_log=False,
     )
+    # The port is taken before anything starts: a port in use is refused in an instant, with
+    # no embedded PostgreSQL started, no model loaded and no worker to wind down.
+    try:
+        listener = bind_listener(config)
+    except OSError as error:
+        console.print(f"[red]cannot listen on {host}:{port}[/red]: {error.strerror or error}")
+        raise typer.Exit(code=1) from None
+
+    class ListeningServer(uvicorn.Server):
+        """Says where it listens once it does: uvicorn says so only for a socket it bound
+        itself."""
+
+        async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started:
+                log_listening(f"http://{host}:{port}")
+
+    ListeningServer(config).run(sockets=[listener])
+
+
+def bind_listener(config: uvicorn.Config) -> socket.socket:
+    """Returns a listening socket on the config's host and port, IPv4 or IPv6 as the host is."""
+    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+    return socket.create_server((config.host, config.port), family=family, backlog=config.backlog)
 
 
 @app.command()
@@ -88,29 +119,49 @@ def ingest(
         list[Path], typer.Argument(help="PDF files or folders (searched recursively).")
     ],
     collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "default",
+    title: Annotated[
+        str | None, typer.Option(help="Title of every file (else its own or its name).")
+    ] = None,
+    language: Annotated[str, typer.Option(help="Language of the documents.")] = "en",
+    version: Annotated[str, typer.Option(help="Version of the documents.")] = "1.0",
+    password: Annotated[
+        str | None,
+        typer.Option(
+            envvar="CITELOCK_PDF_PASSWORD",
+            help="Password of encrypted PDFs (used to open them, never stored).",
+        ),
+    ] = None,
     url: ServiceUrl = None,
     api_key: ApiKey = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per file.")] = False,
 ) -> None:
-    """Ingest PDFs with a progress bar per file; files already in the collection are skipped."""
+    """Ingest PDFs with a progress bar per file; files already in the collection are skipped
+    (and name the stored document)."""
     from app.cli.bulk import DatabaseTarget, ServiceTarget, ingest_files, pdf_files
     from app.cli.service_client import ServiceClient
+    from app.flows.ingest import DocumentMeta
     from app.flows.runtime import open_runtime
 
     files = pdf_files(paths)
+    meta = DocumentMeta(
+        filename="",
+        collection=collection,
+        title=title,
+        language=language,
+        version=version,
+        password=password,
+    )
     if url:
         client = ServiceClient(url, api_key=api_key)
         try:
-            summary = ingest_files(
-                files, collection=collection, target=ServiceTarget(client), console=console
-            )
+            summary = ingest_files(files, meta=meta, target=ServiceTarget(client), console=console)
         finally:
             client.close()
     else:
         runtime = open_runtime(get_settings())
         try:
             summary = ingest_files(
-                files, collection=collection, target=DatabaseTarget(runtime), console=console
+                files, meta=meta, target=DatabaseTarget(runtime), console=console
             )
         finally:
             runtime.close()
@@ -157,17 +208,32 @@ def documents(
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
         return
+    print_documents(rows, Console())
+
+
+def print_documents(rows: list[dict[str, Any]], out: Console) -> None:
+    """Prints the documents as a table, or, on a terminal too narrow for it, as two lines
+    each: an id is for copying, so it is never cut."""
+    created = [row["created_at"][:16].replace("T", " ") for row in rows]
     table = Table("id", "collection", "filename", "pages", "chunks", "created", title="documents")
-    for row in rows:
+    for row, when in zip(rows, created, strict=True):
+        # Text, not markup: a file name such as "notes [draft].pdf" is shown as it is.
         table.add_row(
             row["id"],
-            row["collection"],
-            row["filename"],
+            Text(row["collection"]),
+            Text(row["filename"]),
             str(row["page_count"]),
             str(row["chunk_count"]),
-            row["created_at"][:19],
+            when,
         )
-    Console().print(table)
+    unbounded = out.options.update(max_width=UNBOUNDED_WIDTH)
+    if Measurement.get(out, unbounded, table).maximum <= out.width:
+        out.print(table)
+        return
+    for row, when in zip(rows, created, strict=True):
+        out.print(Text.assemble((row["id"], "bold"), "  ", row["filename"]))
+        counts = f"{row['page_count']} pages, {row['chunk_count']} chunks"
+        out.print(Text(f"    {row['collection']}, {counts}, {when}", style="dim"))
 
 
 @app.command()

@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 
 from app.core.errors import CitelockError
+from app.flows.ingest import DocumentMeta
 
 JOB_POLL_SECONDS = 0.5
 PAGE_SIZE = 1000
@@ -59,13 +60,16 @@ class ServiceClient:
         answer: dict[str, Any] = self._checked(self._http.post("/api/v1/query", json=body))
         return answer
 
-    def upload(self, path: Path, *, collection: str) -> tuple[int, dict[str, Any]]:
-        """Returns the upload's status code (201, 200 or 202) and body."""
+    def upload(self, path: Path, meta: DocumentMeta) -> tuple[int, dict[str, Any]]:
+        """Returns the upload's status code (201, 200 or 202) and body; `meta`'s fields left
+        unsaid (None) take the service's defaults."""
+        form = {k: v for k, v in vars(meta).items() if k != "filename" and v is not None}
+        form["is_my_copy"] = str(meta.is_my_copy).lower()
         with path.open("rb") as stream:
             response = self._http.post(
                 "/api/v1/documents",
-                files={"file": (path.name, stream, "application/pdf")},
-                data={"collection": collection},
+                files={"file": (meta.filename, stream, "application/pdf")},
+                data=form,
             )
         return response.status_code, self._checked(response)
 

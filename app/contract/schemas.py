@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, StrictInt
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    model_validator,
+)
+from pydantic.json_schema import WithJsonSchema
 
+from app.core.names import FORBIDDEN_IN_NAMES, NAME_PATTERN
 from app.db.annotations import StoredAnnotation
 from app.db.models import Chunk, Document
 
@@ -22,6 +32,26 @@ def refuse_nul(value: str) -> str:
 UserText = Annotated[str, AfterValidator(refuse_nul)]
 """A string from the caller, as it may be stored or sent to SQL."""
 
+DEFAULT_COLLECTION = "default"
+
+
+def collection_name(value: str) -> str:
+    """Returns the name trimmed, the default collection for a blank one (so `collection=""`
+    means the same on an upload and in a listing); refuses control and text-direction
+    characters inside it."""
+    name = value.strip()
+    if not FORBIDDEN_IN_NAMES.isdisjoint(name):
+        raise ValueError("must not contain control or text-direction characters")
+    return name or DEFAULT_COLLECTION
+
+
+CollectionName = Annotated[
+    str,
+    AfterValidator(collection_name),
+    WithJsonSchema({"type": "string", "maxLength": 200, "pattern": NAME_PATTERN}),
+]
+"""A collection name: no control or text-direction characters, trimmed, blank the default."""
+
 # JSON bodies take numbers and booleans only as themselves (StrictInt, StrictBool): "5" or 0
 # for a boolean would be a client's bug that the schema promises to refuse, not to guess at.
 
@@ -34,7 +64,7 @@ PageNumber = Annotated[StrictInt, Field(ge=1, le=PAGE_NUMBER_MAX)]
 class DocumentForm(BaseModel):
     """The form fields beside the uploaded `file`."""
 
-    collection: UserText = Field(default="default", min_length=1, max_length=200)
+    collection: CollectionName = Field(default=DEFAULT_COLLECTION, max_length=200)
     title: UserText | None = Field(default=None, max_length=1000)
     language: UserText = Field(default="en", min_length=2, max_length=20)
     version: UserText = Field(default="1.0", min_length=1, max_length=50)
@@ -85,6 +115,9 @@ class ChunkBase(BaseModel):
 
     chunk_id: uuid.UUID
     content: str
+    context_header: str
+    """Whose the chunk is and where it stands (title, a filing's form and period, chapter and
+    section): embedded and keyword-indexed with `content`, never part of it."""
     page_start: int
     page_end: int
     chapter: str | None
@@ -118,7 +151,7 @@ class Health(BaseModel):
 class QueryFilters(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    collection: UserText | None = Field(default=None, max_length=200)
+    collection: CollectionName | None = Field(default=None, max_length=200)
     document_ids: list[uuid.UUID] = Field(default_factory=list, max_length=1000)
     chapter: UserText | None = Field(default=None, max_length=1000)
     section: UserText | None = Field(default=None, max_length=1000)
@@ -127,6 +160,16 @@ class QueryFilters(BaseModel):
     page_start: PageNumber | None = None
     page_end: PageNumber | None = None
     is_my_copy: StrictBool | None = None
+
+    @model_validator(mode="after")
+    def pages_in_order(self) -> Self:
+        if (
+            self.page_start is not None
+            and self.page_end is not None
+            and self.page_start > self.page_end
+        ):
+            raise ValueError(f"page_start ({self.page_start}) is after page_end ({self.page_end})")
+        return self
 
 
 class SelectedText(BaseModel):

@@ -12,6 +12,12 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
+TOC = "toc"
+INDEX = "index"
+LIST_OF_FIGURES = "list_of_figures"
+STRUCTURE_FLAGS = (TOC, INDEX, LIST_OF_FIGURES)
+"""The flags of chunks on pages that only point elsewhere (app.chunking.structure)."""
+
 
 @dataclass(frozen=True, kw_only=True)
 class ChunkPlace:
@@ -33,6 +39,9 @@ class ChunkText(ChunkPlace):
     chapter: str | None = None
     section: str | None = None
     flags: tuple[str, ...] = ()
+    context_header: str = ""
+    """Whose the chunk is and where it stands (app.chunking.headers): embedded and keyword
+    indexed with `content`, never part of it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,3 +78,5 @@ class Candidate(ChunkText):
     """Sum of 1 / (RRF_K + rank) over the rankings the chunk is in."""
     hl_count: int = 0
     """The reader's marks on the chunk that count toward its rank; 0 unless they were asked for."""
+    name_boost: float = 0.0
+    """What its score lost because the query names its document (app.retrieval.names)."""

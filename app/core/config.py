@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
@@ -11,6 +12,7 @@ from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from app.core.access import ApiKey, parse_api_keys
+from app.core.chunks import STRUCTURE_FLAGS
 
 
 class EmbeddingBackend(StrEnum):
@@ -51,13 +53,16 @@ class Settings(BaseSettings):
 
     # Chosen by measurement (docs/benchmarks.md, "Search mode on docugami SEC 10-Q"): hybrid
     # found no question that vector missed, and costs more per query.
-    search_mode: Literal["hybrid", "vector"] = "vector"
+    search_mode: Literal["hybrid", "vector"] = "hybrid"
     search_overfetch: int = Field(default=4, ge=1, le=50)
-    min_similarity: float = Field(default=0.3, ge=-1.0, le=1.0)
+    min_similarity: float = Field(default=0.4, ge=-1.0, le=1.0)
+    min_similarity_named: float = Field(default=0.3, ge=-1.0, le=1.0)
     context_token_budget: int = Field(default=4000, ge=100)
     filter_references: bool = True
     filter_furniture: bool = True
     filter_ocr_noise: bool = True
+    filter_structure: bool = True
+    """Leave out tables of contents, back-of-book indexes and lists of figures."""
     use_annotations: bool = True
     annotation_alpha: float = Field(default=0.02, ge=0.0, le=1.0)
     annotation_cap: int = Field(default=5, ge=0, le=100)
@@ -89,7 +94,8 @@ class Settings(BaseSettings):
     llm_api_key: SecretStr = SecretStr("")
     llm_timeout: float = Field(default=30.0, gt=0, le=600)
     log_level: str = "INFO"
-    log_format: Literal["json", "text"] = "json"
+    log_format: Literal["auto", "json", "text"] = "auto"
+    """`auto`: readable text lines when stderr is a terminal, JSON lines otherwise."""
 
     api_keys: SecretStr = Field(
         default=SecretStr(""),
@@ -98,6 +104,13 @@ class Settings(BaseSettings):
     cors_origins: str = Field(
         default="", description="Comma-separated origins allowed to call the API from a browser."
     )
+    link_secret: SecretStr = Field(
+        default=SecretStr(""),
+        description="HMAC secret of signed links; empty: derived from API_KEYS.",
+    )
+    link_ttl_seconds: int = Field(default=24 * 3600, ge=1, le=366 * 24 * 3600)
+    max_json_bytes: int = Field(default=256 * 1024, ge=1024)
+    request_body_timeout_seconds: float = Field(default=300.0, gt=0)
 
     @field_validator("database_url")
     @classmethod
@@ -146,10 +159,15 @@ class Settings(BaseSettings):
         return self
 
     @property
-    def uploads_dir(self) -> Path:
-        """Where uploads are spooled and ingestion parks character boxes, inside the data folder:
-        nothing the service writes goes anywhere else."""
+    def spool_root(self) -> Path:
         return self.citelock_data_dir / "uploads"
+
+    @property
+    def uploads_dir(self) -> Path:
+        """Where this process spools uploads and parks character boxes, inside the data folder
+        (nothing the service writes goes anywhere else), in a folder named after the process:
+        a process killed mid-upload leaves its folder, swept at the next start."""
+        return self.spool_root / str(os.getpid())
 
     @property
     def runs_in_process_worker(self) -> bool:
@@ -172,6 +190,7 @@ class Settings(BaseSettings):
             "references": self.filter_references,
             "furniture": self.filter_furniture,
             "ocr_noise": self.filter_ocr_noise,
+            **dict.fromkeys(STRUCTURE_FLAGS, self.filter_structure),
         }
         return tuple(flag for flag, excluded in switches.items() if excluded)
 

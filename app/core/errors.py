@@ -18,12 +18,16 @@ CitelockError
  |    +-- ResponseNotFound     404 response_not_found
  |    +-- JobNotFound          404 job_not_found
  +-- InvalidRequest           422 invalid_request
+ |    +-- InvalidQuery         422 invalid_query
  |    +-- InvalidSelection     422 invalid_selection
  |    +-- TextNotFound         422 text_not_found
  +-- Unauthorized             401 unauthorized
  +-- Forbidden                403 forbidden
  +-- EmbeddingUnavailable     503 embedding_unavailable
  +-- DatabaseUnavailable      503 database_unavailable
+ +-- WorkerUnavailable        503 worker_unavailable
+ +-- RequestTooLarge          413 request_too_large
+ +-- RequestTimeout           408 request_timeout
  +-- ConfigurationError       500 configuration_error
 
 No FastAPI here: ingestion and retrieval raise these directly, and
@@ -51,6 +55,11 @@ class InvalidUpload(CitelockError):
     status = 422
     code = "invalid_upload"
     title = "Invalid upload"
+
+    def name_file(self, filename: str) -> None:
+        """Opens the detail with the uploader's file name, the one name of it they know."""
+        self.detail = f"{filename}: {self.detail}"
+        self.args = (self.detail,)
 
 
 class EmptyFile(InvalidUpload):
@@ -144,6 +153,11 @@ class InvalidRequest(CitelockError):
     title = "Invalid request"
 
 
+class InvalidQuery(InvalidRequest):
+    code = "invalid_query"
+    title = "Invalid query"
+
+
 class InvalidSelection(InvalidRequest):
     code = "invalid_selection"
     title = "Invalid selection"
@@ -177,6 +191,32 @@ class DatabaseUnavailable(CitelockError):
     status = 503
     code = "database_unavailable"
     title = "Database unavailable"
+    headers: ClassVar[dict[str, str]] = {"Retry-After": "5"}
+    """An outage is usually a restart or a failover: worth trying again in a few seconds."""
+
+
+class WorkerUnavailable(CitelockError):
+    """The service's own background worker has stopped: queued uploads would wait for ever."""
+
+    status = 503
+    code = "worker_unavailable"
+    title = "Background worker stopped"
+
+
+class RequestTooLarge(CitelockError):
+    """A JSON body over its limit (an upload over its own is FileTooLarge)."""
+
+    status = 413
+    code = "request_too_large"
+    title = "Request too large"
+
+
+class RequestTimeout(CitelockError):
+    """A body that did not arrive within REQUEST_BODY_TIMEOUT_SECONDS."""
+
+    status = 408
+    code = "request_timeout"
+    title = "Request body too slow"
 
 
 class ConfigurationError(CitelockError):

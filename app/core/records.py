@@ -64,6 +64,13 @@ class PageLines:
     line_boxes: npt.NDArray[np.float32]
     image_coverage: float = 0.0
 
+    def line_texts(self) -> list[str]:
+        """Returns the text of each line, its whitespace collapsed."""
+        return [
+            " ".join(self.text[start:end].split())
+            for start, end in zip(self.line_starts.tolist(), self.line_ends.tolist(), strict=True)
+        ]
+
 
 @dataclass(frozen=True)
 class PageWindow:

@@ -60,6 +60,7 @@ def chunk_row(
         "chapter": draft.chapter,
         "section": draft.section,
         "content": draft.content,
+        "context_header": draft.context_header,
         "content_sha256": hashlib.sha256(draft.content.encode()).hexdigest(),
         "token_count": draft.token_count,
         "flags": list(draft.flags),

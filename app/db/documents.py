@@ -81,7 +81,7 @@ def document_pdf(*, session: Session, document_id: uuid.UUID, page: int) -> byte
 
 
 def document_file(*, session: Session, document_id: uuid.UUID) -> bytes:
-    """Returns the bytes of the PDF as it was uploaded."""
+    """Returns the bytes of the PDF as it was uploaded, decrypted if it needed a password."""
     get_document(session=session, document_id=document_id)
     content = session.scalar(
         select(DocumentFile.content).where(DocumentFile.document_id == document_id)

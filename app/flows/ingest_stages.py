@@ -25,7 +25,9 @@ from sqlalchemy.orm import Session
 from app.chunking.chunker import CountTokens, DocumentChunker
 from app.chunking.flags import flag_chunks
 from app.chunking.furniture import find_furniture
+from app.chunking.headers import document_label, document_title
 from app.chunking.references import reference_sections
+from app.chunking.structure import structure_pages
 from app.core.chunks import ChunkDraft
 from app.core.config import Settings
 from app.core.geometry import chunk_rects
@@ -37,6 +39,7 @@ from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import check_text_layer, extract_document_as
 from app.pdf.spill import BoxSpill
+from app.pdf.uploads import title_from_filename
 
 READ_BLOCK = 1 << 20
 EMBED_GROUP = 512
@@ -135,6 +138,7 @@ def page_batches(
     chunking: ChunkingParams,
     embedder: Embedder,
     batch_pages: int,
+    label: str = "",
     deadline: Deadline | None = None,
     timings: StageTimings | None = None,
 ) -> Iterator[PageBatch]:
@@ -150,6 +154,7 @@ def page_batches(
         # Reference sections bound chunks like furniture does, so that leaving them out at
         # query time never drops the body text a chunk would otherwise have shared with them.
         references = reference_sections(extracted.pages, extracted.toc)
+        structure = structure_pages(extracted.pages)
         chunker = DocumentChunker(
             extracted.toc,
             max_tokens=chunking.max_tokens,
@@ -157,6 +162,7 @@ def page_batches(
             count_tokens=chunking.count_tokens,
             furniture=find_furniture(extracted.pages),
             regions=references,
+            label=label,
         )
     page_count = len(extracted.pages)
     unembedded: list[PlacedChunk] = []
@@ -167,7 +173,7 @@ def page_batches(
         with timings.measure("extract"):
             window = spill.window(extracted.pages, first=first, last=last)
         with timings.measure("chunk"):
-            drafts = flag_chunks(chunker.chunk(window), references=references)
+            drafts = flag_chunks(chunker.chunk(window), references=references, structure=structure)
             pages = {page.number: page for page in window.pages}
             unembedded += [PlacedChunk(draft, chunk_rects(draft, pages)) for draft in drafts]
         # Whole groups of EMBED_GROUP chunks are embedded and the rest waits for the next
@@ -186,7 +192,7 @@ def embed_drafts(
 ) -> npt.NDArray[np.float32]:
     """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline, if any,
     checked before each group."""
-    texts = [draft.content for draft in drafts]
+    texts = [embedding_text(draft) for draft in drafts]
     # Chunking counted each draft's tokens: embedding orders the texts by them.
     counts = [draft.token_count for draft in drafts]
     groups = []
@@ -200,14 +206,26 @@ def embed_drafts(
     return np.concatenate(groups)
 
 
+def embedding_text(draft: ChunkDraft) -> str:
+    """Returns what is embedded of a chunk: its context header, then its text."""
+    return f"{draft.context_header}\n\n{draft.content}" if draft.context_header else draft.content
+
+
 def new_document(
-    path: Path, meta: DocumentMeta, *, sha256: str, page_count: int, status: str
+    path: Path,
+    meta: DocumentMeta,
+    *,
+    sha256: str,
+    page_count: int,
+    status: str,
+    content: bytes | None = None,
 ) -> Document:
-    """Returns the document row for the file at `path`, its bytes attached, not yet added."""
+    """Returns the document row for the file at `path`, its bytes (or `content`, the file
+    decrypted) attached, not yet added."""
     document = Document(
         sha256=sha256,
         filename=meta.filename,
-        title=meta.title or Path(meta.filename).stem,
+        title=meta.title or title_from_filename(meta.filename),
         collection=meta.collection,
         language=meta.language,
         version=meta.version,
@@ -219,8 +237,25 @@ def new_document(
         toc=[],
         status=status,
     )
-    document.file = DocumentFile(content=path.read_bytes())
+    document.file = DocumentFile(content=path.read_bytes() if content is None else content)
     return document
+
+
+@dataclass(frozen=True)
+class DocumentName:
+    title: str
+    """The uploader's title, else the one the PDF gives (app.chunking.headers.document_title)."""
+    label: str
+    """What every chunk's context header says of the document."""
+
+
+def document_name(
+    extracted: ExtractedDocument[PageLines], filename: str, given_title: str | None
+) -> DocumentName:
+    title = given_title or document_title(
+        extracted.title, extracted.pages, title_from_filename(filename)
+    )
+    return DocumentName(title, document_label(title, extracted.pages, filename))
 
 
 def finish_document(
@@ -228,18 +263,17 @@ def finish_document(
     document: Document,
     extracted: ExtractedDocument[PageLines],
     *,
-    given_title: str | None,
+    title: str,
     chunk_count: int,
     marks: list[Mark],
 ) -> None:
     """The last step of every ingestion, in its last transaction: what only reading the PDF
-    tells (the outline, the title: the uploader's, else the PDF's metadata title, else the
-    file name; the chunk count), and the reader's marks, linked to the chunks they lie on (all
-    stored by now)."""
+    tells (the outline, the title, the chunk count), and the reader's marks, linked to the
+    chunks they lie on (all stored by now)."""
     document.chunk_count = chunk_count
     document.toc = [
         {"level": entry.level, "title": entry.title, "page": entry.page} for entry in extracted.toc
     ]
-    document.title = given_title or extracted.title or Path(document.filename).stem
+    document.title = title
     document.annotation_count = len(marks)
     store_marks(session=session, document_id=document.id, marks=marks, source="pdf")

@@ -33,6 +33,7 @@ from app.contract.schemas import (
 )
 from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
+from app.core.links import response_scope, token_query
 from app.db.responses import store_response
 from app.embedding.embedder import Embedder
 from app.retrieval.assemble import similarity
@@ -77,6 +78,7 @@ def retrieval_params(request: QueryRequest, settings: Settings) -> RetrievalPara
         mode=request.search or settings.search_mode,
         filters=search_filters(request.filters, settings),
         min_similarity=settings.min_similarity,
+        min_similarity_named=settings.min_similarity_named,
         token_budget=settings.context_token_budget,
         annotations=annotation_signal(request.use_annotations, settings),
     )
@@ -126,6 +128,7 @@ def chunk_hit(chunk: Candidate, params: RetrievalParams) -> ChunkHit:
         document_id=chunk.document_id,
         document_name=chunk.document_filename,
         content=chunk.content,
+        context_header=chunk.context_header,
         page_start=chunk.page_start,
         page_end=chunk.page_end,
         chapter=chunk.chapter,
@@ -189,8 +192,11 @@ def answer_query(
     hits = [chunk_hit(chunk, params) for chunk in bundle.chunks]
     timings = dict(bundle.timings_ms)
     started = time.perf_counter()
+    # In selection mode the reader asks about the selection, which opens the context: it
+    # ranks first for the answer, before the chunks around it.
+    ranked = [*bundle.context.chunks[:1], *bundle.chunks] if bundle.selection else bundle.chunks
     answer, synthesis = write_answer(
-        request.query, bundle.chunks, bundle.context.chunks, settings=settings, embedder=embedder
+        request.query, ranked, bundle.context.chunks, settings=settings, embedder=embedder
     )
     timings["answer"] = elapsed_ms(started)
     status: AnswerStatus = bundle.status
@@ -218,8 +224,13 @@ def answer_query(
         ttl_seconds=settings.response_ttl_seconds,
     )
     timings["store"] = elapsed_ms(started)
-    shown = settings.enable_highlights and status != "no_answer"
-    viewer_url = f"{VIEWER_PATH}?response_id={response_id}" if shown else None
+    # A viewer with no cited line would show a blank page: there is none to link to.
+    viewer_url = (
+        f"{VIEWER_PATH}?response_id={response_id}"
+        + token_query(settings, response_scope(response_id))
+        if highlighted
+        else None
+    )
     return QueryResponse(
         answer=answer.text,
         sources=answer.sources,

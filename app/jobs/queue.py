@@ -12,6 +12,7 @@ import contextlib
 import functools
 import logging
 import threading
+import time
 import uuid
 from collections.abc import Callable
 
@@ -81,10 +82,48 @@ async def retry_stalled_jobs(app: procrastinate.App, *, stalled_seconds: float) 
     return len(list(stalled))
 
 
+RECONNECT_FIRST_SECONDS = 1.0
+RECONNECT_MAX_SECONDS = 30.0
+"""A worker that lost the database tries again after a pause doubling up to this."""
+
+
 async def run_worker(
     engine: Engine, settings: Settings, run_ingest_job: RunIngestJob, stop: asyncio.Event
 ) -> None:
-    """Runs one worker and its watch over stalled jobs until `stop` is set."""
+    """Runs one worker and its watch over stalled jobs until `stop` is set, through database
+    outages of any length.
+
+    procrastinate's worker stops at the first error from the database (a fetch, a heartbeat,
+    its pool waiting longer than its timeout). It is started again, on a new pool, after a
+    pause that doubles up to RECONNECT_MAX_SECONDS while the database stays away; back, it
+    takes up the queue, and the job it was running when the database went away is queued
+    again by the stalled-job watch, since its heartbeat stopped with it.
+    """
+    pause = RECONNECT_FIRST_SECONDS
+    while not stop.is_set():
+        started = time.monotonic()
+        try:
+            await run_worker_once(engine, settings, run_ingest_job, stop)
+        except Exception as error:
+            # One line, no traceback: an outage would otherwise fill the log with the same one.
+            logger.warning(
+                "the worker lost the database (%s); starting again in %.0f s",
+                type(error).__name__,
+                pause,
+            )
+        if stop.is_set():
+            return
+        if time.monotonic() - started > RECONNECT_MAX_SECONDS:
+            pause = RECONNECT_FIRST_SECONDS
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=pause)
+        pause = min(pause * 2, RECONNECT_MAX_SECONDS)
+
+
+async def run_worker_once(
+    engine: Engine, settings: Settings, run_ingest_job: RunIngestJob, stop: asyncio.Event
+) -> None:
+    """Runs one worker and its watch over stalled jobs until `stop` is set or the worker stops."""
     app = queue_app(engine)
     async with app.open_async():
         worker = Worker(
@@ -106,12 +145,21 @@ async def run_worker(
 
         watch = asyncio.create_task(watch_stalled())
         stopping = asyncio.create_task(stop.wait())
-        await asyncio.wait([run, stopping], return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait([run, stopping, watch], return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
         watch.cancel()
         worker.stop()  # type: ignore[no-untyped-call]
-        await run
-        with contextlib.suppress(asyncio.CancelledError):
-            await watch
+        try:
+            await run
+        finally:
+            with contextlib.suppress(asyncio.CancelledError):
+                await watch
+
+
+WORKER_STOP_SECONDS = 10.0
+"""How long stopping the service waits for the in-process worker's job to end. A job still
+running then is left to fail with the database going away, and is queued again at the next
+start (its heartbeat stopped), so a shutdown never hangs on a long document."""
 
 
 class InProcessWorker:
@@ -137,7 +185,15 @@ class InProcessWorker:
         self.thread.start()
         return self
 
+    @property
+    def alive(self) -> bool:
+        """Whether the worker still runs (reconnecting counts): /readyz reports it when not."""
+        return self.thread.is_alive()
+
     def stop(self) -> None:
         self.loop.call_soon_threadsafe(self.stop_event.set)
-        self.thread.join()
+        self.thread.join(WORKER_STOP_SECONDS)
+        if self.thread.is_alive():
+            logger.warning("the in-process worker is still in a job; it will be queued again")
+            return
         self.loop.close()

@@ -91,7 +91,8 @@ def _open(head: bytes, source: Path | bytes, password: str | None) -> pymupdf.Do
     try:
         doc = _load(source)
     except _MUPDF_ERRORS as exc:
-        raise CorruptPdf(f"the PDF cannot be read: {exc}") from exc
+        # MuPDF's message names the file's path on the server: it stays in the traceback only.
+        raise CorruptPdf("the file cannot be read as a PDF, even after repair") from exc
     try:
         _unlock(doc, password)
         if page_count(doc) == 0:
@@ -115,6 +116,18 @@ def _unlock(doc: pymupdf.Document, password: str | None) -> None:
         raise EncryptedPdf("the PDF is encrypted and no password was given")
     if not doc.authenticate(password):  # type: ignore[no-untyped-call]
         raise EncryptedPdf("the PDF is encrypted and the password given is wrong")
+
+
+def decrypted_copy(doc: pymupdf.Document) -> bytes | None:
+    """Returns the unlocked PDF saved without its encryption when it needed a password, else
+    None. Its text is stored in the clear anyway; this copy lets its pages be rendered and
+    annotated later without the password, which is never kept."""
+    if not doc.needs_pass:
+        return None
+    try:
+        return bytes(doc.tobytes())  # type: ignore[no-untyped-call]
+    except _MUPDF_ERRORS as exc:
+        raise CorruptPdf(f"the PDF cannot be saved decrypted: {exc}") from exc
 
 
 def page_count(doc: pymupdf.Document) -> int:
@@ -421,8 +434,11 @@ def render_page_png(
         return bytes(pixmap.tobytes("png"))  # type: ignore[no-untyped-call]
 
 
-def highlight_lines(pdf_bytes: bytes, highlights: Sequence[tuple[int, Sequence[Rect]]]) -> bytes:
-    """Returns the PDF with a highlight annotation per (page number, line rectangles) added.
+def highlight_lines(
+    pdf_bytes: bytes, highlights: Sequence[tuple[int, Sequence[Rect], str]]
+) -> bytes:
+    """Returns the PDF with a highlight annotation per (page number, line rectangles, note)
+    added, the note as its comment (a reader shows it beside the highlight).
 
     Rectangles are in the page's coordinates as shown, as extraction gives them; PyMuPDF
     places annotations on the unrotated page, so they are turned back first. Each line is
@@ -431,7 +447,7 @@ def highlight_lines(pdf_bytes: bytes, highlights: Sequence[tuple[int, Sequence[R
     doc = _open(pdf_bytes[:HEADER_WINDOW], pdf_bytes, None)
     with doc:
         try:
-            for page_number, rects in highlights:
+            for page_number, rects, note in highlights:
                 if not 1 <= page_number <= doc.page_count:
                     raise PageNotFound(f"page {page_number} is not in this PDF")
                 page = doc[page_number - 1]
@@ -439,7 +455,9 @@ def highlight_lines(pdf_bytes: bytes, highlights: Sequence[tuple[int, Sequence[R
                 boxes = [pymupdf.Rect(rect) for rect in rects]  # type: ignore[no-untyped-call]
                 quads = [(box * unrotate).quad for box in boxes]
                 if quads:
-                    page.add_highlight_annot(quads=quads)
+                    annotation = page.add_highlight_annot(quads=quads)
+                    annotation.set_info(content=note, title="citelock")  # type: ignore[no-untyped-call]
+                    annotation.update()
             return bytes(doc.tobytes(garbage=1, deflate=True))  # type: ignore[no-untyped-call]
         except _MUPDF_ERRORS as exc:
             raise CorruptPdf(f"the PDF cannot be annotated: {exc}") from exc

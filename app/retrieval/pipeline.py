@@ -6,7 +6,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from sqlalchemy import exists, select
+from sqlalchemy import String, exists, func, literal, or_, select
+from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
@@ -20,8 +21,21 @@ from app.retrieval.assemble import (
     without_duplicates,
 )
 from app.retrieval.filters import SearchFilters, filter_clauses
+from app.retrieval.names import (
+    distinctive_names,
+    name_boost,
+    name_query,
+    name_words,
+)
 from app.retrieval.rerank import AnnotationSignal, rerank
-from app.retrieval.search import RRF_K, SearchMode, search_chunks
+from app.retrieval.search import (
+    KEYWORD_WEIGHT,
+    RRF_K,
+    TEXT_SEARCH_CONFIG,
+    VECTOR_WEIGHT,
+    SearchMode,
+    search_chunks,
+)
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import (
     Fallback,
@@ -32,7 +46,7 @@ from app.retrieval.selection_scope import (
 
 RetrievalStatus = Literal["ok", "no_matches", "empty_database", "scope_fallback"]
 
-BEST_FUSED_SCORE = 2 / (RRF_K + 1)
+BEST_FUSED_SCORE = (VECTOR_WEIGHT + KEYWORD_WEIGHT) / (RRF_K + 1)
 """The fused score of a chunk ranked first by both the vector and the keyword search."""
 
 
@@ -42,7 +56,9 @@ class RetrievalParams:
     overfetch: int = 4
     mode: SearchMode = "hybrid"
     filters: SearchFilters = field(default_factory=SearchFilters)
-    min_similarity: float = 0.3
+    min_similarity: float = 0.4
+    min_similarity_named: float = 0.3
+    """The floor for a query whose names the documents all mention (a name is evidence)."""
     token_budget: int = 4000
     exact: bool = False
     """Always scan the filtered chunks exactly, never through the index (selection mode)."""
@@ -70,10 +86,11 @@ def final_score(candidate: Candidate, mode: SearchMode) -> float:
 
     "vector": the cosine distance. "hybrid": one less the fused reciprocal-rank score scaled
     to [0, 1] by its best possible value (first in both rankings), so 0 is the best match.
+    Either less what the query's naming the candidate's document is worth.
     """
     if mode == "vector":
-        return candidate.distance
-    return 1.0 - candidate.fused_score / BEST_FUSED_SCORE
+        return candidate.distance - candidate.name_boost
+    return 1.0 - candidate.fused_score / BEST_FUSED_SCORE - candidate.name_boost
 
 
 def ranking_key(candidate: Candidate, mode: SearchMode) -> tuple[float, float, str]:
@@ -142,10 +159,24 @@ def rank_chunks(
     timings["search"] = elapsed_ms(started)
 
     started = time.perf_counter()
-    # search_chunks returns its rows in ranking_key's order already (its ORDER BY).
-    kept = without_duplicates(
-        above_threshold(candidates, params.min_similarity), limit=params.top_k
-    )
+    # search_chunks returns its rows in ranking_key's order already (its ORDER BY); only a
+    # query that names a candidate's document changes it.
+    candidates = with_named_documents(candidates, query, params.mode)
+    names = distinctive_names(query)
+    missing = missing_names(session, names, params.filters) if candidates else []
+    if 2 * len(missing) > len(names):
+        # The query names mostly what no chunk of these documents mentions ("What was
+        # Tesla's revenue in 2022?" over filings that never say Tesla): nothing here answers
+        # it, however near its chunks' vectors lie. A name of two the text writes otherwise
+        # ("Science DMZ" as "ScienceDMZ") leaves the question its answer.
+        candidates_left: list[Candidate] = []
+    else:
+        # Names the documents do mention are evidence the vectors lack: the floor is lower.
+        floor = params.min_similarity
+        if names and not missing:
+            floor = min(floor, params.min_similarity_named)
+        candidates_left = above_threshold(candidates, floor)
+    kept = without_duplicates(candidates_left, limit=params.top_k)
     hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
     if params.annotations is not None and any(hl_counts.values()):
         # After top_k is taken: the marks change the order of the chosen chunks, never which;
@@ -162,6 +193,22 @@ def rank_chunks(
     else:
         status = "empty_database"
     return Ranking(status, kept, timings)
+
+
+def with_named_documents(
+    candidates: list[Candidate], query: str, mode: SearchMode
+) -> list[Candidate]:
+    """Returns the candidates, those whose document the query names boosted and all in the
+    order that makes (app.retrieval.names)."""
+    words = name_words(query)
+    boosted = [
+        replace(candidate, name_boost=boost) if (boost := name_boost(words, *name)) else candidate
+        for candidate in candidates
+        for name in [(candidate.document_title, candidate.document_filename)]
+    ]
+    if not any(candidate.name_boost for candidate in boosted):
+        return candidates
+    return sorted(boosted, key=lambda candidate: ranking_key(candidate, mode))
 
 
 def retrieve_in_selection(
@@ -195,9 +242,10 @@ def retrieve_in_selection(
         page_end=match.end_page,
         exclude_flags=params.filters.exclude_flags,
     )
-    ranking = rank_chunks(
-        query, replace(params, filters=filters, exact=True), session=session, embedder=embedder
-    )
+    # The selection's pages, not the question's similarity, make these chunks relevant: a
+    # question such as "what does this mean?" resembles no passage, yet wants those around it.
+    around_selection = replace(params, filters=filters, exact=True, min_similarity=-1.0)
+    ranking = rank_chunks(query, around_selection, session=session, embedder=embedder)
     started = time.perf_counter()
     chunks = [
         clipped
@@ -212,6 +260,24 @@ def retrieve_in_selection(
     return ContextBundle(
         "ok", chunks, context, filters, timings, selection=match, scope_note=resolved.note
     )
+
+
+def missing_names(session: Session, names: list[str], filters: SearchFilters) -> list[str]:
+    """Returns the names of which no chunk under `filters` holds any part (name_query),
+    flags aside: a name written otherwise in the text ("PC\u201312/47E" for "PC-12") is not
+    missing, nor one whose parts are all stopwords."""
+    sought = {name: name_query(name) for name in names}
+    if not sought:
+        return []
+    clauses = filter_clauses(replace(filters, exclude_flags=()))
+    config = literal(TEXT_SEARCH_CONFIG, REGCONFIG)
+    checks = []
+    for query in sought.values():
+        parts = func.to_tsquery(config, literal(query, String))
+        held = exists().where(*clauses, Chunk.content_tsv.bool_op("@@")(parts))
+        checks.append(or_(func.numnode(parts) == 0, held.select_from(Chunk)))
+    found = session.execute(select(*checks)).one()
+    return [name for name, held in zip(sought, found, strict=True) if not held]
 
 
 def has_chunks(session: Session, filters: SearchFilters) -> bool:

@@ -8,13 +8,15 @@ Nearest chunks under filters are found one of two ways, chosen per request:
   graph until enough chunks pass the filters. The walk is bounded (MAX_SCAN_TUPLES); when it
   ends with too few chunks, the exact scan runs instead, so a filter never loses results.
 
-"hybrid" adds a full-text ranking (websearch_to_tsquery, ts_rank_cd over the generated
-`content_tsv` column) and fuses both rankings by reciprocal rank, in the same statement.
+"hybrid" adds a full-text ranking (any of the query's words, ts_rank_cd over the generated
+`content_tsv` column: see keyword_query) and fuses both rankings by weighted reciprocal rank,
+in the same statement.
 Each statement stands alone (no transaction is needed); no embedding leaves this module.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, Literal
@@ -60,7 +62,14 @@ Up to 10k the exact scan is about as fast as the index on average, and it is exa
 """
 
 RRF_K = 60
-"""The reciprocal rank fusion constant: a rank r contributes 1 / (RRF_K + r)."""
+"""The reciprocal rank fusion constant: a rank r contributes weight / (RRF_K + r)."""
+
+VECTOR_WEIGHT = 1.0
+KEYWORD_WEIGHT = 1.0
+"""How much each ranking counts in the fused score (bench/eval_pages.py measured them)."""
+
+_QUERY_WORD = re.compile(r"\S+")
+_WORD_PART = re.compile(r"[^\W_]+")
 
 STATEMENT_CACHE_SIZE = 256
 """Built statements kept, one per filters, limit, mode and scan kind (see vector_statement)."""
@@ -97,7 +106,7 @@ def search_chunks(
         raise ValueError(f"k and overfetch must be positive, not {k} and {overfetch}")
     limit = k * overfetch
     build = vector_statement if mode == "vector" else hybrid_statement
-    query = {"query_vector": query_vector, "query_text": query_text}
+    query = {"query_vector": query_vector, "query_text": keyword_query(query_text)}
     # On the connection (SQLAlchemy Core): the rows are plain tuples, and the ORM's handling
     # of them cost 0.2 ms a search.
     connection = session.connection()
@@ -110,6 +119,24 @@ def search_chunks(
         statement = build(filters, limit, exact=True, marks=count_marks)
         rows = connection.execute(statement, query).all()
     return candidates_from(rows, mode, marks=count_marks)
+
+
+def keyword_query(text: str) -> str:
+    """Returns the `to_tsquery` text that matches a chunk holding any of the query's words.
+
+    A question's words are not all in the passage that answers it ("What is the maximum
+    context length Qwen2 can handle?"), so the words are alternatives, ranked by how many a
+    chunk holds and how close together (ts_rank_cd). A word of several parts (131,072;
+    asn1_der_coding; 10-K) must match as the phrase PostgreSQL's parser makes of it in the
+    chunks. Only letters and digits reach the query, so no text can break its syntax; the
+    text search configuration drops stopwords.
+    """
+    phrases = []
+    for word in _QUERY_WORD.findall(text):
+        parts = _WORD_PART.findall(word)
+        if parts:
+            phrases.append("(" + " <-> ".join(parts) + ")")
+    return " | ".join(phrases)
 
 
 def few_enough_to_scan(connection: Connection, filters: SearchFilters) -> bool:
@@ -159,7 +186,7 @@ def query_distance(*, exact: bool) -> ColumnElement[float]:
     return indexed
 
 
-DISTANCE = 12
+DISTANCE = 13
 """The position of the distance in a search row: right after payload()'s columns."""
 
 VECTOR_HITS = DISTANCE + 4
@@ -180,6 +207,7 @@ def payload() -> list[InstrumentedAttribute[Any]]:
         Chunk.chapter,
         Chunk.section,
         Chunk.flags,
+        Chunk.context_header,
         Document.filename,
         Document.title,
     ]
@@ -236,7 +264,7 @@ def hybrid_statement(
         .over(order_by=(vector_hits.c.distance, vector_hits.c.chunk_id))
         .label("rank"),
     ).subquery("vector_ranked")
-    query = func.websearch_to_tsquery(
+    query = func.to_tsquery(
         literal(TEXT_SEARCH_CONFIG, REGCONFIG), bindparam("query_text", type_=String)
     )
     text_rank = func.ts_rank_cd(Chunk.content_tsv, query, type_=Float)
@@ -259,7 +287,10 @@ def hybrid_statement(
             vector_ranked.c.distance,
             vector_ranked.c.rank.label("vector_rank"),
             keyword_ranked.c.rank.label("keyword_rank"),
-            (rrf(vector_ranked.c.rank) + rrf(keyword_ranked.c.rank)).label("fused_score"),
+            (
+                rrf(vector_ranked.c.rank, VECTOR_WEIGHT)
+                + rrf(keyword_ranked.c.rank, KEYWORD_WEIGHT)
+            ).label("fused_score"),
         )
         .select_from(
             vector_ranked.join(
@@ -305,10 +336,11 @@ def with_marks(
     return select(*columns, boosting_mark_count(columns[0])).order_by(*order(columns))
 
 
-def rrf(rank: ColumnElement[Any]) -> ColumnElement[float]:
-    """Returns the reciprocal-rank-fusion term of a rank column: 1 / (RRF_K + rank), 0 if absent."""
+def rrf(rank: ColumnElement[Any], weight: float) -> ColumnElement[float]:
+    """Returns the reciprocal-rank-fusion term of a rank column: weight / (RRF_K + rank), 0 if
+    absent."""
     return func.coalesce(
-        literal(1.0, Float) / (literal(float(RRF_K), Float) + rank), literal(0.0, Float)
+        literal(weight, Float) / (literal(float(RRF_K), Float) + rank), literal(0.0, Float)
     )
 
 
@@ -327,10 +359,11 @@ def candidates_from(
     for position, row in enumerate(rows, 1):
         # Unpacked by position: reading the fields by name took a quarter of a millisecond.
         (chunk_id, document_id, content, page_start, page_end, span_start, span_end,
-         chapter, section, flags, filename, title, distance, *rest) = row  # fmt: skip
+         chapter, section, flags, header, filename, title, distance, *rest) = row  # fmt: skip
         hl_count = rest.pop() if marks else 0
         if mode == "vector":
-            vector_rank, keyword_rank, fused_score = position, None, 1.0 / (RRF_K + position)
+            vector_rank, keyword_rank = position, None
+            fused_score = VECTOR_WEIGHT / (RRF_K + position)
         else:
             vector_rank, keyword_rank, fused_score, _ = rest
         found.append(
@@ -349,6 +382,7 @@ def candidates_from(
                 chapter=chapter,
                 section=section,
                 flags=tuple(flags),
+                context_header=header,
                 document_filename=filename,
                 document_title=title,
                 hl_count=hl_count,

@@ -28,7 +28,15 @@ from app.core.geometry import chunk_segments
 from app.db.documents import get_document
 from app.db.models import Document, Page
 from app.retrieval.filters import READY, SearchFilters
-from app.retrieval.selection import Match, PageRun, Selection, key_words, locate, page_runs
+from app.retrieval.selection import (
+    Match,
+    PageRun,
+    Selection,
+    key_words,
+    locate,
+    page_runs,
+    whole_sentences,
+)
 
 SELECTION_TOP_K = 3
 """Chunks returned in selection mode unless the request asks for another number: a few pages
@@ -45,6 +53,7 @@ SELECTION_NAMESPACE = uuid.UUID("6f7c2b1e-5d0a-4c53-9a8e-3b1f2d4c5e60")
 @dataclass(frozen=True)
 class Located:
     match: Match
+    """Where the selection stands, widened to its whole sentences."""
     document: Document
     note: str | None = None
 
@@ -96,11 +105,14 @@ def resolve_selection(
         )
         match = locate(selection.text, runs)
         if match is not None:
+            match = whole_sentences(match, runs)
             return Located(match, document or document_of(session, match))
         note = "the selection is not on the pages given"
-    match = locate(selection.text, candidate_runs(session, words, scope))
+    runs = candidate_runs(session, words, scope)
+    match = locate(selection.text, runs)
     if match is None:
         return Fallback(f"the selection was not found in {where}")
+    match = whole_sentences(match, runs)
     if note is not None:
         note += f"; it was found on {pages_label(match)}"
     return Located(match, document or document_of(session, match), note)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 import sqlalchemy as sa
@@ -11,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.runtime import Runtime
+from tests.helpers.browser import chromium, served
 from tests.helpers.clients import client_for
 from tests.helpers.corpus import corpus_path
 from tests.helpers.pdfs import make_pdf
@@ -42,6 +44,20 @@ def runtime(api_runtime: Runtime) -> Iterator[Runtime]:
 def client(runtime: Runtime) -> Iterator[TestClient]:
     with client_for(runtime) as test_client:
         yield test_client
+
+
+@pytest.fixture
+def live_url(runtime: Runtime) -> Iterator[str]:
+    """Yields the base URL of the service served by uvicorn, for a browser to reach."""
+    with served(runtime) as url:
+        yield url
+
+
+@pytest.fixture
+def chromium_endpoint(tmp_path: Path) -> Iterator[str]:
+    """Yields the DevTools endpoint of a headless chromium (skipped without one, failed in CI)."""
+    with chromium(tmp_path / "chromium-profile") as endpoint:
+        yield endpoint
 
 
 @pytest.fixture

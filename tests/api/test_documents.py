@@ -147,7 +147,25 @@ def test_upload_bad_pdf_is_refused_leaving_nothing(
     assert body["code"] == code
     assert {"type", "title", "status", "detail"} <= body.keys()
     assert row_counts(runtime) == dict.fromkeys(TABLES, 0)
-    assert not any((runtime.settings.citelock_data_dir / "uploads").glob("*"))
+    assert not [
+        p for p in (runtime.settings.citelock_data_dir / "uploads").rglob("*") if p.is_file()
+    ]
+
+
+def test_refused_upload_names_the_users_file_never_a_server_path(
+    client: TestClient, runtime: Runtime
+) -> None:
+    refused = 0
+    for path in sorted(corpus_path("bad").iterdir()):
+        name = f"my {path.name}"
+        response = upload(client, path.read_bytes(), name=name)
+        if response.status_code < 400:
+            continue
+        refused += 1
+        detail = response.json()["detail"]
+        assert detail.startswith(f"{name}: "), detail
+        assert "/" not in detail and "upload-" not in detail, detail
+    assert refused >= len(BAD_FILES)
 
 
 @pytest.mark.parametrize(
@@ -225,12 +243,16 @@ def test_health_ready_and_docs(client: TestClient) -> None:
     assert docs.status_code == 200
     assert "cdn" not in docs.text and "/docs-assets/swagger-ui-bundle.js" in docs.text
     assert client.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
+    assert client.get("/redoc").status_code == 200
+    assert client.get("/docs-assets/redoc.standalone.js").status_code == 200
+    home = client.get("/", follow_redirects=False)
+    assert home.status_code == 307 and home.headers["location"] == "/docs"
 
 
 def test_uploads_leave_no_files(client: TestClient, runtime: Runtime, sample_pdf: bytes) -> None:
     upload(client, sample_pdf)
     uploads: Path = runtime.settings.citelock_data_dir / "uploads"
-    assert not any(uploads.glob("*"))
+    assert not [p for p in uploads.rglob("*") if p.is_file()]
 
 
 def test_request_id_is_echoed_or_made(client: TestClient) -> None:
@@ -247,7 +269,7 @@ def test_request_id_is_echoed_or_made(client: TestClient) -> None:
     [
         ("../../etc/passwd.pdf", "passwd.pdf"),
         ("C:\\Users\\me\\paper.pdf", "paper.pdf"),
-        ("x" * 1000 + ".pdf", "x" * 255),
+        ("x" * 1000 + ".pdf", "x" * 251 + ".pdf"),
     ],
 )
 def test_upload_filename_is_stored_safely(
@@ -256,4 +278,6 @@ def test_upload_filename_is_stored_safely(
     response = upload(client, sample_pdf, name=given, collection=given[:20].replace("\x00", ""))
     assert response.status_code == 201, response.text
     assert response.json()["filename"] == stored
-    assert not any((runtime.settings.citelock_data_dir / "uploads").glob("*"))
+    assert not [
+        p for p in (runtime.settings.citelock_data_dir / "uploads").rglob("*") if p.is_file()
+    ]

@@ -85,10 +85,37 @@ def test_query_below_threshold_is_no_matches(runtime: Runtime, sample_pdf: bytes
         {"top_k": 3},
         {"query": "nul \x00 inside"},
         {"query": "ok", "filters": {"collection": "a\x00b"}},
+        {"query": "ok", "filters": {"page_start": 5, "page_end": 2}},
     ],
 )
 def test_query_invalid_input_is_422_invalid_query(client: TestClient, body: Any) -> None:
     response = client.post("/api/v1/query", json=body)
     assert response.status_code == 422
     assert response.headers["content-type"] == "application/problem+json"
-    assert response.json()["code"] == "invalid_query"
+    problem = response.json()
+    assert problem["code"] == "invalid_query"
+    assert problem["title"] == "Invalid query"
+
+
+def test_reversed_page_range_says_so(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf)
+    response = ask(client, filters={"page_start": 2, "page_end": 1})
+    assert response.status_code == 422
+    assert "page_start (2) is after page_end (1)" in response.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "kwargs"),
+    [
+        ("post", "/api/v1/query", {"content": b"{not json"}),
+        ("get", "/api/v1/documents/not-a-uuid", {}),
+        ("get", "/api/v1/documents", {"params": {"limit": 0}}),
+        ("post", "/api/v1/documents", {"data": {"collection": "x"}}),
+    ],
+)
+def test_every_422_has_a_title_that_says_what_is_wrong(
+    client: TestClient, method: str, path: str, kwargs: dict[str, Any]
+) -> None:
+    response = client.request(method, path, **kwargs)
+    assert response.status_code == 422
+    assert response.json()["title"] in {"Invalid query", "Invalid request"}

@@ -200,3 +200,65 @@ def test_viewer_escapes_the_pdf_text(client: TestClient) -> None:
     html = client.get(body["viewer_url"]).text
     assert "<script>" not in html and "<img src=x>" not in html
     assert "&lt;script&gt;" in html and "&lt;img src=x&gt;.pdf" in html
+
+
+def test_annotated_pdf_names_the_file_answers_head_and_numbers_its_highlights(
+    client: TestClient, sample_pdf: bytes
+) -> None:
+    document_id = upload(client, sample_pdf, name="Résumé notes.pdf").json()["id"]
+    body = ask(client)
+    path = f"/api/v1/documents/{document_id}/annotated.pdf"
+    response = client.get(path, params={"response_id": body["response_id"]})
+    assert response.headers["content-disposition"] == (
+        'inline; filename="R?sum? notes (cited).pdf"; '
+        "filename*=UTF-8''R%C3%A9sum%C3%A9%20notes%20%28cited%29.pdf"
+    )
+    head = client.head(path, params={"response_id": body["response_id"]})
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-type"] == "application/pdf"
+    assert head.headers["content-disposition"] == response.headers["content-disposition"]
+    with pymupdf.open(stream=response.content, filetype="pdf") as document:
+        notes = [annot.info["content"] for page in document for annot in page.annots()]
+    sources = body["sources"]
+    assert notes and all(re.fullmatch(r"\[(\d+)\] .+", note) for note in notes)
+    for note in notes:
+        number = int(note[1 : note.index("]")])
+        assert note == f"[{number}] {sources[number - 1]}"
+    assert len(notes) == len(body["highlighted_sources"])
+
+
+def test_nothing_to_show_has_no_viewer_url(client: TestClient, sample_pdf: bytes) -> None:
+    upload(client, sample_pdf, collection="papers")
+    empty = ask(client, filters={"collection": "none"})
+    assert empty["status"] == "empty_database" and empty["viewer_url"] is None
+    assert ask(client)["viewer_url"] is not None
+
+
+@pytest.mark.parametrize(
+    "path", [f"/api/v1/viewer?response_id={uuid.UUID(int=7)}", "/api/v1/viewer?response_id=x"]
+)
+def test_a_missing_viewer_link_answers_a_browser_with_a_page(client: TestClient, path: str) -> None:
+    browser = client.get(path, headers={"accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
+    assert browser.status_code in (404, 422)
+    assert browser.headers["content-type"].startswith("text/html")
+    assert "<h1>" in browser.text and "{" not in browser.text.split("<body>")[1]
+    assert client.get(path).headers["content-type"] == "application/problem+json"
+
+
+def test_neighbouring_sentences_share_one_excerpt_that_links_to_their_marks(
+    client: TestClient, sample_pdf: bytes
+) -> None:
+    upload(client, sample_pdf)
+    body = ask(client)
+    items = body["highlighted_sources"]
+    by_passage: dict[tuple[int, str], int] = {}
+    for item in items:
+        key = (item["page_number"], item["text_snippet"])
+        by_passage[key] = by_passage.get(key, 0) + 1
+    assert max(by_passage.values()) >= 2, "the sample answer quotes neighbouring sentences"
+    html = client.get(body["viewer_url"]).text
+    assert html.count("<blockquote>") == len(by_passage)
+    anchors = re.findall(r'<a href="#(mark-\d+)">', html)
+    assert len(anchors) == len(items)
+    for anchor in anchors:
+        assert html.count(f'id="{anchor}"') == 1

@@ -14,7 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from tests.helpers.clients import upload
-from tests.helpers.pdfs import HEADINGS, PARAGRAPHS
+from tests.helpers.pdfs import HEADINGS, PARAGRAPHS, text_pdf
 
 QUERY = "how does a tracing compiler speed up hot loops"
 SELECTED = "A tracing compiler turns those recorded loops into fast native code"
@@ -171,3 +171,38 @@ def test_selection_is_deterministic(client: TestClient, document_id: str) -> Non
         for varying in ("timings_ms", "request_id", "response_id", "viewer_url"):
             body.pop(varying)
     assert first == second
+
+
+EXPLAINED = [
+    "Trace trees record the hot loops of a program as it runs. "
+    "A tracing compiler turns those recorded loops into fast native code for later "
+    "iterations. Guards in the compiled code check that the types seen while recording "
+    "still hold, and leave the trace when they do not.",
+    "Side exits return control to the interpreter, which may record a branch trace there.",
+]
+"""A page whose sentences share no word with "what does this mean?", so only the place of a
+passage, never its words, can decide what answers it."""
+
+
+def test_what_does_this_mean_quotes_the_selection_with_the_chunks_around_it(
+    client: TestClient,
+) -> None:
+    document_id = upload(client, text_pdf(EXPLAINED), name="explained.pdf").json()["id"]
+    selected = {
+        "text": "tracing compiler turns those recorded loops into fast native code",
+        "document_id": document_id,
+        "start_page": 1,
+        "end_page": 1,
+    }
+    body = client.post(
+        "/api/v1/query", json={"query": "what does this mean?", "selected_text": selected}
+    ).json()
+    assert body["status"] == "ok" and body["selection"]["match"] == "exact"
+    assert body["chunks"], "the chunks around the selection"
+    assert {(c["page_start"], c["page_end"]) for c in body["chunks"]} == {(1, 1)}
+    # The selection's own sentence, whole, quoted and cited on its page.
+    assert body["answer"].startswith(
+        "A tracing compiler turns those recorded loops into fast native code for later "
+        "iterations. [1]"
+    )
+    assert body["sources"] == ["explained.pdf, p. 1"]

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import uuid
 from pathlib import Path
 
+import pymupdf
 import pytest
 import sqlalchemy as sa
 from typer.testing import CliRunner
 
 from app.cli import app
 from app.core.config import get_settings
+from tests.helpers.pdfs import make_text_pdf
 
 runner = CliRunner()
 
@@ -86,3 +92,59 @@ def test_a_long_pdf_is_ingested_by_page_batches_with_its_job(
         job = connection.execute(sa.text("SELECT status, pages_done FROM ingest_jobs")).one()
     engine.dispose()
     assert tuple(job) == ("ready", 3)
+
+
+def test_skipped_files_name_the_stored_document_through_a_service(
+    live_service: str, pdf_folder: Path
+) -> None:
+    args = ["--collection", "again", "--json", "--url", live_service]
+    first = json_lines(runner.invoke(app, ["ingest", str(pdf_folder), *args]).stdout)
+    again = json_lines(runner.invoke(app, ["ingest", str(pdf_folder), *args]).stdout)
+    ids = {Path(str(r["path"])).name: r["document_id"] for r in first}
+    assert ids["alpha-copy.pdf"] == ids["alpha.pdf"] is not None
+    assert {Path(str(r["path"])).name: r["document_id"] for r in again} == ids
+
+
+def test_ingest_takes_password_title_language_and_version(
+    cli_database: str, tmp_path: Path
+) -> None:
+    locked = tmp_path / "locked.pdf"
+    with pymupdf.open(stream=make_text_pdf("Locked", 2)) as document:
+        document.save(locked, encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="opensesame")
+    refused = runner.invoke(app, ["ingest", str(locked), "--json"])
+    assert [r["error"] for r in json_lines(refused.stdout)] == ["encrypted_pdf"]
+    options = ["--password", "opensesame", "--title", "Kept", "--language", "de"]
+    result = runner.invoke(app, ["ingest", str(locked), *options, "--version", "2.1", "--json"])
+    assert result.exit_code == 0, result.output
+    [listed] = json_lines(runner.invoke(app, ["documents", "--json"]).stdout)
+    assert (listed["title"], listed["filename"]) == ("Kept", "locked.pdf")
+    assert (listed["language"], listed["version"]) == ("de", "2.1")
+
+
+def test_documents_shows_whole_ids_on_a_narrow_terminal(
+    cli_database: str, pdf_folder: Path
+) -> None:
+    runner.invoke(app, ["ingest", str(pdf_folder / "alpha.pdf")])
+    [document] = json_lines(runner.invoke(app, ["documents", "--json"]).stdout)
+    table = runner.invoke(app, ["documents"], env={"COLUMNS": "60"})
+    assert table.exit_code == 0, table.output
+    assert max(len(line) for line in table.stdout.splitlines()) <= 60
+    assert str(document["id"]) in table.stdout
+
+
+@pytest.mark.parametrize(
+    "command", [["migrate"], ["documents"], ["annotations", "verify", str(uuid.UUID(int=1))]]
+)
+def test_commands_print_no_platformdirs_warning(
+    cli_database: str, command: list[str], tmp_path: Path
+) -> None:
+    environment = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    environment["PYTHONPATH"] = str(Path(__file__).resolve().parents[2])
+    launched = subprocess.run(
+        [sys.executable, "-c", "from app.cli import main; main()", *command],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert "Warning" not in launched.stderr, launched.stderr

@@ -135,7 +135,7 @@ def test_annotated_pdf_highlights_hold_the_cited_lines(
         assert response.response_id is not None
         pdf_bytes = annotated_pdf(
             session=session, document_id=document_id, response_id=uuid.UUID(response.response_id)
-        )
+        ).content
         items = response.highlighted_sources or []
         lines = {
             (item.page_number, index): line_texts(

@@ -326,10 +326,6 @@ PAIRS = [
 
 
 KNOWN_MISSES = {
-    "libtasn1-thread-safety": (
-        "ranking: the Thread-safety bullet (p4) is 8th nearest; the back-of-book index (p35, "
-        "'threads . . . 1') and the 'Report bugs to' blurb repeated on pp8-9 rank above it"
-    ),
     "libtasn1-unsupported-features": (
         "chunking and ranking: the answer (p6) shares a chunk with the tail of a bullet list "
         "of ASN.1 types and is 55th nearest; chunks on the parser's syntax (pp5, 7) lead"

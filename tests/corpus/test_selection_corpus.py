@@ -1,4 +1,10 @@
-"""Selection mode on the shared corpus: nothing from outside the selection's pages, ever.
+"""Selection mode on the shared corpus: selections are found, and nothing from outside the
+selection's pages reaches the answer, ever.
+
+Selections as viewers send them are sampled from PyMuPDF's own reading of the pages, in two
+orders: PyMuPDF's text, and a text layer's (words in content-stream order joined by spaces,
+hyphens kept); a sentence across a page turn takes in the footer, footnotes and running
+header between. At least MIN_LOCATED of them must be found on their pages.
 
 The property test draws a document, a range of one to three pages, a passage of those pages
 (whole words, possibly across a page break) and a question, and checks that every chunk,
@@ -9,13 +15,18 @@ the service function the route calls (`answer_query`); a few go through HTTP.
 
 from __future__ import annotations
 
+import itertools
+import random
 import re
 import uuid
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pymupdf
 import pytest
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
@@ -24,13 +35,16 @@ from sqlalchemy import select
 
 from app.contract.schemas import QueryRequest, QueryResponse
 from app.core.records import PAGE_BREAK
+from app.core.sentences import split_sentences
 from app.db.documents import delete_document
 from app.db.models import Page
 from app.embedding.backends import FloatArray
 from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.query import answer_query
 from app.flows.runtime import Runtime
-from app.retrieval.selection import normalize
+from app.retrieval.filters import SearchFilters
+from app.retrieval.selection import Selection, normalize
+from app.retrieval.selection_scope import Located, resolve_selection
 from tests.helpers.clients import client_for
 from tests.helpers.corpus import IngestedCorpus, corpus_path
 
@@ -315,3 +329,78 @@ def test_selection_answer_is_unchanged_by_ten_more_documents(
         with runtime.sessions.begin() as session:
             for document_id in set(added):
                 delete_document(session=session, document_id=document_id)
+
+
+MIN_LOCATED = 0.97
+BORN_DIGITAL_SKIPPED = {"scan_huckfinn_multipage.pdf", "ocrnoisy_zh_pr-136-example.pdf"}
+"""A scan (no text layer) and a noisy OCR layer: their text is no viewer's selection."""
+SAMPLED_PER_ORDER = {"within a page": 14, "across a page turn": 12}
+"""Sentences sampled from each document in each order (fewer where it has fewer)."""
+
+
+@dataclass(frozen=True)
+class ViewerSelection:
+    filename: str
+    order: str
+    text: str
+    first: int
+    last: int
+
+
+def viewer_pages(path: Path, order: str) -> list[str]:
+    """Returns the document's pages as a viewer reads them: PyMuPDF's text, or a text
+    layer's words in content-stream order joined by spaces (hyphens kept)."""
+    with pymupdf.open(path) as pdf:
+        if order == "pymupdf":
+            return [page.get_text() for page in pdf]
+        return [" ".join(word[4] for word in page.get_text("words", sort=False)) for page in pdf]
+
+
+def viewer_selections(path: Path, order: str, rng: random.Random) -> list[ViewerSelection]:
+    """Returns sentences of 5 to 120 words of the document read in `order`, some within a
+    page and some across a page turn (with what the pages put between)."""
+    pages = viewer_pages(path, order)
+    joiner = "\n" if order == "pymupdf" else " "
+    starts = list(itertools.accumulate((len(page) + len(joiner) for page in pages), initial=0))
+    text = joiner.join(pages)
+    kinds: dict[str, list[ViewerSelection]] = {kind: [] for kind in SAMPLED_PER_ORDER}
+    for start, end in split_sentences(text):
+        if 5 <= len(_WORD.findall(text[start:end])) <= 120:
+            first, last = bisect_right(starts, start), bisect_right(starts, end - 1)
+            kind = "within a page" if first == last else "across a page turn"
+            kinds[kind].append(ViewerSelection(path.name, order, text[start:end], first, last))
+    return [
+        selection
+        for kind, found in kinds.items()
+        for selection in rng.sample(found, min(SAMPLED_PER_ORDER[kind], len(found)))
+    ]
+
+
+def test_viewer_selections_are_located(
+    ingested_docs: IngestedCorpus, documents: list[StoredDocument]
+) -> None:
+    rng = random.Random(18)
+    by_name = {document.filename: document for document in documents}
+    selections = [
+        selection
+        for name in sorted(by_name.keys() - BORN_DIGITAL_SKIPPED)
+        for order in ("pymupdf", "text layer")
+        for selection in viewer_selections(corpus_path("docs", name), order, rng)
+    ]
+    assert len(selections) >= 300
+    assert sum(s.first != s.last for s in selections) >= 60
+    missed = []
+    with ingested_docs.runtime.sessions.begin() as session:
+        for number, selection in enumerate(selections):
+            # Mostly with its pages, as a viewer sends it; every third with its document only.
+            pages = (None, None) if number % 3 == 0 else (selection.first, selection.last)
+            wanted = Selection(selection.text, by_name[selection.filename].id, *pages)
+            found = resolve_selection(session, wanted, SearchFilters())
+            if not (
+                isinstance(found, Located)
+                and selection.first <= found.match.start_page <= found.match.end_page
+                and found.match.end_page <= selection.last
+            ):
+                missed.append(selection)
+    located = 1 - len(missed) / len(selections)
+    assert located >= MIN_LOCATED, "\n".join(repr(s) for s in missed)

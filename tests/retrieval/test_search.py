@@ -184,9 +184,9 @@ def test_hybrid_order_is_fused_score_then_distance_then_id(corpus: Corpus, queri
     assert keys == sorted(keys)
     # Ranked by words: ts_rank_cd, best first, ties by chunk id.
     by_words = sorted((c for c in found if c.keyword_rank), key=lambda c: c.keyword_rank or 0)
-    score = "SELECT id, ts_rank_cd(content_tsv, websearch_to_tsquery('english', :t)) FROM chunks"
+    score = "SELECT id, ts_rank_cd(content_tsv, to_tsquery('english', :t)) FROM chunks"
     with corpus.runtime.engine.connect() as connection:
-        rows = connection.execute(sa.text(score), {"t": text})
+        rows = connection.execute(sa.text(score), {"t": search.keyword_query(text)})
         scores = {chunk: rank for chunk, rank in rows}
     word_keys = [(-scores[c.chunk_id], c.chunk_id) for c in by_words]
     assert word_keys == sorted(word_keys)

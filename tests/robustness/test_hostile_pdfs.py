@@ -43,7 +43,9 @@ def upload_and_check(
     response = upload(client, pdf, name=name)
     assert_problem_or_success(response.status_code, response.headers, response.content)
     assert client.get("/healthz").status_code == 200
-    assert not any((runtime.settings.citelock_data_dir / "uploads").glob("*"))
+    assert not [
+        p for p in (runtime.settings.citelock_data_dir / "uploads").rglob("*") if p.is_file()
+    ]
     if response.status_code >= 400:
         assert row_counts(runtime) == dict.fromkeys(TABLES, 0), name
     body: dict[str, object] = response.json()

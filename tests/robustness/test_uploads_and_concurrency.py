@@ -82,7 +82,7 @@ def test_hostile_filenames_are_stored_safely_and_nothing_escapes(
         assert filename.isprintable() and 0 < len(filename) <= MAX_FILENAME_CHARS
     created = tree(tmp_path) - before_around
     assert all(path.parts[0] == "data" for path in created), created
-    assert not any((tmp_path / "data" / "uploads").iterdir())
+    assert not [p for p in (tmp_path / "data" / "uploads").rglob("*") if p.is_file()]
     assert set(os.listdir()) == before_cwd
     assert not Path("/tmp/escaped.pdf").exists()
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -357,3 +360,25 @@ def test_remote_embedder_failure_is_embedding_unavailable(
 
     assert isinstance(raised.value.__cause__, cause)
     assert "private" not in str(raised.value)
+
+
+def test_loading_the_model_writes_nothing_outside_the_data_folder(tmp_path: Path) -> None:
+    """onnxruntime's telemetry wrote a device id and events under ~/.cache/Microsoft at each
+    load; off by default, a process loading and running the model leaves HOME untouched."""
+    home, data = tmp_path / "home", tmp_path / "data"
+    home.mkdir()
+    script = (
+        "from app.core.config import Settings\n"
+        "from app.embedding.embedder import load_embedder\n"
+        f"settings = Settings(citelock_data_dir={str(data)!r}, _env_file=None)\n"
+        "load_embedder(settings).embed_batch(['telemetry'])\n"
+    )
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("ORT_", "XDG_"))}
+    root = Path(__file__).resolve().parents[2]
+    subprocess.run(
+        [sys.executable, "-c", script],
+        env={**env, "HOME": str(home), "PYTHONPATH": str(root)},
+        check=True,
+        capture_output=True,
+    )
+    assert [p for p in home.rglob("*") if p.is_file()] == []

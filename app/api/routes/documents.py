@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import uuid
 from typing import Annotated
+from urllib.parse import quote
 
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile, status
 
@@ -14,14 +15,14 @@ from app.contract.jobs import DocumentQueued, job_url
 from app.contract.schemas import (
     PAGE_NUMBER_MAX,
     ChunkOut,
+    CollectionName,
     DocumentForm,
     DocumentList,
     DocumentOut,
-    UserText,
 )
 from app.db import documents
 from app.flows.ingest import DocumentMeta, Queued, ingest_upload
-from app.flows.responses import annotated_pdf
+from app.flows.responses import annotated_pdf, cited_pages
 from app.pdf.reader import render_page_png
 from app.pdf.uploads import display_filename
 
@@ -56,7 +57,7 @@ def upload_document(
 @router.get("")
 def list_documents(
     session: SessionDep,
-    collection: Annotated[UserText | None, Query(max_length=200)] = None,
+    collection: Annotated[CollectionName | None, Query(max_length=200)] = None,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
     offset: Annotated[int, Query(ge=0, le=PAGE_NUMBER_MAX)] = 0,
 ) -> DocumentList:
@@ -94,13 +95,22 @@ def page_png(
     page_number: int,
     session: SessionDep,
     scale: Annotated[float, Query(gt=0.1, le=4.0)] = 1.5,
+    response_id: Annotated[
+        uuid.UUID | None,
+        Query(description="A response citing this document: its signed link opens the page."),
+    ] = None,
 ) -> Response:
+    if response_id is not None:
+        cited_pages(session=session, document_id=document_id, response_id=response_id)
     pdf = documents.document_pdf(session=session, document_id=document_id, page=page_number)
     return Response(render_page_png(pdf, page_number, scale), media_type="image/png")
 
 
+ANNOTATED_PDF = "/{document_id}/annotated.pdf"
+
+
 @router.get(
-    "/{document_id}/annotated.pdf",
+    ANNOTATED_PDF,
     response_class=Response,
     responses={200: {"content": {"application/pdf": {}}}},
 )
@@ -108,4 +118,16 @@ def annotated_document(
     document_id: uuid.UUID, response_id: uuid.UUID, session: SessionDep
 ) -> Response:
     pdf = annotated_pdf(session=session, document_id=document_id, response_id=response_id)
-    return Response(pdf, media_type="application/pdf")
+    disposition = {"Content-Disposition": content_disposition(pdf.filename)}
+    return Response(pdf.content, media_type="application/pdf", headers=disposition)
+
+
+# A browser or a download manager asks HEAD first; the answer is GET's, without the body.
+router.add_api_route(ANNOTATED_PDF, annotated_document, methods=["HEAD"], include_in_schema=False)
+
+
+def content_disposition(filename: str) -> str:
+    """Returns an inline Content-Disposition naming `filename` (RFC 6266): ASCII for old
+    clients, UTF-8 for the rest."""
+    ascii_name = filename.encode("ascii", "replace").decode().replace('"', "'")
+    return f"inline; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(filename)}"

@@ -7,9 +7,10 @@ import uuid
 from fastapi import APIRouter
 from fastapi.responses import HTMLResponse
 
-from app.api.deps import SessionDep
-from app.api.viewer import render_viewer
+from app.api.deps import RuntimeDep, SessionDep
+from app.api.viewer import render_viewer, viewer_headers
 from app.contract.schemas import ResponseOut
+from app.core.links import response_scope, token_query
 from app.flows.responses import stored_response
 
 router = APIRouter(tags=["responses"])
@@ -21,5 +22,7 @@ def get_response(response_id: uuid.UUID, session: SessionDep) -> ResponseOut:
 
 
 @router.get("/viewer", response_class=HTMLResponse)
-def viewer(response_id: uuid.UUID, session: SessionDep) -> HTMLResponse:
-    return HTMLResponse(render_viewer(session=session, response_id=response_id))
+def viewer(response_id: uuid.UUID, session: SessionDep, runtime: RuntimeDep) -> HTMLResponse:
+    link_query = token_query(runtime.settings, response_scope(response_id))
+    html = render_viewer(session=session, response_id=response_id, link_query=link_query)
+    return HTMLResponse(html, headers=viewer_headers(runtime.settings.cors_origin_list))

@@ -75,6 +75,7 @@ class ChunkHit(ResponseModel):
 
     chunk_id: uuid.UUID
     content: str
+    context_header: str
     page_start: int
     page_end: int
     chapter: str | None
@@ -98,6 +99,7 @@ class Chunk(ResponseModel):
 
     chunk_id: uuid.UUID
     content: str
+    context_header: str
     page_start: int
     page_end: int
     chapter: str | None

@@ -1,0 +1,99 @@
+"""What a question names: a document, and things a library may never mention.
+
+Which document: its company, year or title words raise that document.
+
+"What is Adobe's FY2015 operating cash flow ratio?" names a document as much as it asks a
+question; among many filings in one collection, the named one's page otherwise loses to a
+look-alike of another company or year. A candidate whose document's title or file name
+shares such words with the query gains NAME_BOOST per word (at most MAX_NAMED_WORDS), taken
+off its score before the top k are chosen: deterministic, and nothing when no name matches.
+
+Names the library never mentions: "What is a GAN?", "What was Tesla's revenue in 2022?" over
+documents where no chunk says GAN or Tesla cannot be answered from them, however near their
+chunks' vectors lie; retrieval then finds no matches (distinctive_names, search.missing_names).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+NAME_BOOST = 0.03
+"""Score taken off per query word found in the candidate's document name (cosine distance
+units: the nearest chunks of a collection lie some 0.02 to 0.1 apart)."""
+MAX_NAMED_WORDS = 2
+
+_PART = re.compile(r"[^\W\d_]+|\d+")
+GENERIC = frozenset(
+    {
+        "a", "an", "and", "annual", "are", "as", "at", "be", "by", "co", "company", "corp",
+        "corporation", "did", "do", "does", "document", "for", "form", "from", "fy", "group",
+        "has", "have", "how", "in", "inc", "incorporated", "is", "it", "its", "k", "llc", "ltd",
+        "much", "of", "on", "or", "pdf", "plc", "q", "quarter", "quarterly", "report", "s",
+        "the", "to", "was", "were", "what", "when", "which", "who", "why", "with",
+    }
+)  # fmt: skip
+"""Words that name no particular document: the form's own words, legal suffixes, stopwords."""
+
+
+def name_words(text: str) -> frozenset[str]:
+    """Returns the distinctive words of a name or a query, lower-cased, letters and digits
+    apart ("FY2015" gives "2015", "10-K" and "10K" give "10")."""
+    return frozenset(
+        part
+        for part in (match.group().lower() for match in _PART.finditer(text))
+        if part not in GENERIC and (len(part) > 1 or part.isdigit())
+    )
+
+
+@lru_cache(maxsize=4096)
+def document_words(title: str, filename: str) -> frozenset[str]:
+    return name_words(f"{title} {filename.rsplit('.', 1)[0]}")
+
+
+def name_boost(query_words: frozenset[str], title: str, filename: str) -> float:
+    """Returns what a candidate's score loses for each query word its document's name has."""
+    shared = query_words & document_words(title, filename)
+    return NAME_BOOST * min(len(shared), MAX_NAMED_WORDS)
+
+
+PREFIX_PART = 4
+"""Parts this long match as a prefix (a plural, a possessive); shorter ones ("gan", "v8")
+only whole, or they would match the start of any longer word."""
+
+_QUERY_TOKEN = re.compile(r"\w[\w\-.']*\w|\w")
+_POSSESSIVE = re.compile(r"['\u2019]s$")
+QUESTION_WORDS = frozenset(
+    {"what", "how", "which", "who", "whom", "whose", "when", "where", "why", "is", "are", "was",
+     "were", "does", "do", "did", "can", "could", "should", "would", "will", "i", "in", "on",
+     "the", "a", "an", "of", "according", "for", "to", "and", "or", "tell", "give", "list",
+     "describe", "explain", "name", "find", "show"}
+)  # fmt: skip
+"""Words that open questions or stand capitalised for grammar's sake, not as names."""
+
+
+def distinctive_names(query: str) -> list[str]:
+    """Returns the query's words that name something: capitalised past its first word
+    ("Tesla", "Frontier"), acronyms ("GAN", "BERT"), and codes of letters and digits
+    ("GPT-4", "ggplot2", "A320neo"), possessives trimmed; only those with a part of two
+    characters or more (name_query)."""
+    names = []
+    for index, token in enumerate(_QUERY_TOKEN.findall(query)):
+        word = _POSSESSIVE.sub("", token)
+        if not any(c.isalpha() for c in word) or word.lower() in QUESTION_WORDS:
+            continue
+        code = any(c.isdigit() for c in word)
+        acronym = len(word) >= 2 and word.isupper()
+        capitalised = index > 0 and word[0].isupper()
+        if (code or acronym or capitalised) and name_query(word):
+            names.append(word)
+    return names
+
+
+def name_query(name: str) -> str:
+    """Returns the `to_tsquery` text matching any part of a name, a part of PREFIX_PART
+    characters or more as a prefix ("PC-12" as "pc" or "12"; "Weizenbaum's" as
+    "weizenbaum:*"); "" for a name with no part of two characters or more. Only letters and
+    digits reach it."""
+    parts = [part for part in _PART.findall(name.lower()) if len(part) > 1]
+    return " | ".join(f"{part}:*" if len(part) >= PREFIX_PART else part for part in parts)

@@ -1,0 +1,69 @@
+"""Structure pages and document titles on the shared corpus: contents, indexes and lists of
+figures are found, and nothing else is; every chunk says whose it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.chunking.headers import document_label, document_title
+from app.chunking.structure import structure_pages
+from app.core.chunks import INDEX, TOC
+from app.core.geometry import page_lines
+from app.core.records import PageLines
+from app.pdf.reader import extract_document, open_pdf
+from tests.helpers.corpus import corpus_path
+
+pytestmark = pytest.mark.corpus
+
+
+def lines_of(path: Path) -> tuple[list[PageLines], str | None]:
+    with open_pdf(path) as pdf:
+        extracted = extract_document(pdf)
+    return [page_lines(page) for page in extracted.pages], extracted.title
+
+
+@pytest.mark.parametrize(
+    ("parts", "expected"),
+    [
+        (("docs", "libtasn1.pdf"), {3: TOC, 35: INDEX, 36: INDEX}),
+        (("docs", "test_3842_NIST_SP800-223.pdf"), {7: TOC}),
+        (("docs", "R-intro.pdf"), {3: TOC, 6: TOC, **dict.fromkeys(range(108, 113), INDEX)}),
+        (("docs", "tracemonkey.pdf"), {}),
+        (("docs", "federal-register-2020-17221.pdf"), {}),
+        # A filing's statements run to dot leaders too, but end in amounts.
+        (("eval", "docugami_sec10q", "docs", "2022_Q3_AAPL.pdf"), {3: TOC}),
+        # "Table of Contents" atop every page is a running link, not a heading.
+        (("eval", "docugami_sec10q", "docs", "2023_Q2_INTC.pdf"), {}),
+    ],
+)
+def test_structure_pages(parts: tuple[str, ...], expected: dict[int, str]) -> None:
+    pages, _ = lines_of(corpus_path(*parts))
+    assert structure_pages(pages) == expected
+
+
+@pytest.mark.parametrize(
+    ("parts", "label"),
+    [
+        (("docs", "R-intro.pdf"), "An Introduction to R"),
+        (
+            ("docs", "tracemonkey.pdf"),
+            "Trace-based Just-in-Time Type Specialization for Dynamic Languages",
+        ),
+        (
+            ("eval", "docugami_sec10q", "docs", "2022_Q3_AAPL.pdf"),
+            "Apple Inc.; Form 10-Q, quarterly period ended June 25, 2022; 2022 Q3 AAPL",
+        ),
+        (
+            ("eval", "financebench_dev", "pdfs", "LOCKHEEDMARTIN_2022_10K.pdf"),
+            "LOCKHEED MARTIN CORPORATION; Form 10-K, fiscal year ended December 31, 2022; "
+            "LOCKHEEDMARTIN 2022 10K",
+        ),
+    ],
+)
+def test_document_label(parts: tuple[str, ...], label: str) -> None:
+    path = corpus_path(*parts)
+    pages, metadata_title = lines_of(path)
+    title = document_title(metadata_title, pages, path.stem)
+    assert document_label(title, pages, path.name) == label
