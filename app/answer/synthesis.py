@@ -105,7 +105,12 @@ class ScoredUnit:
 
 
 def synthesize(
-    query: str, ranked: Sequence[Candidate], context: Sequence[Candidate], embedder: Embedder
+    query: str,
+    ranked: Sequence[Candidate],
+    context: Sequence[Candidate],
+    embedder: Embedder,
+    *,
+    selected: bool = False,
 ) -> Answer:
     """Returns the extractive answer to `query` from `context`, each claim cited, best first.
 
@@ -113,9 +118,18 @@ def synthesize(
     MAX_CLAIMS units are chosen by worth, each within CLAIM_MARGIN of the best and none
     redundant with one already chosen; ties go to the better-ranked chunk, then the smaller
     chunk id, then the earlier unit. No unit, or a best one under ANSWER_FLOOR, is no answer.
+
+    `selected`: the reader selected the passage that opens `ranked` and asks about it ("what
+    does this mean?"), so its units come first and the floor does not apply: the question's
+    subject is the passage, whatever its words.
     """
     scored = score_units(query, ranked, context, embedder)
-    if not scored or not scored[0].answers:
+    if not scored:
+        return EMPTY_ANSWER
+    if selected:
+        passage = ranked[0].chunk_id
+        scored.sort(key=lambda unit: (unit.chunk.chunk_id != passage, *_order(unit)))
+    elif not scored[0].answers:
         return EMPTY_ANSWER
     best = scored[0]
     chosen = [best]

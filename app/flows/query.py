@@ -148,6 +148,7 @@ def write_answer(
     *,
     settings: Settings,
     embedder: Embedder,
+    selected: bool = False,
 ) -> tuple[Answer, SynthesisUsed]:
     """Returns the answer as SYNTHESIS asks, and how it was written.
 
@@ -166,8 +167,10 @@ def write_answer(
         except ChatFailed as failure:
             # The reason only: the query text is never logged.
             logger.warning("LLM synthesis failed, answering extractively: %s", failure)
-            return synthesize(query, ranked, context, embedder), "extractive_fallback"
-    return synthesize(query, ranked, context, embedder), "extractive"
+            return synthesize(
+                query, ranked, context, embedder, selected=selected
+            ), "extractive_fallback"
+    return synthesize(query, ranked, context, embedder, selected=selected), "extractive"
 
 
 def answer_query(
@@ -196,7 +199,12 @@ def answer_query(
     # ranks first for the answer, before the chunks around it.
     ranked = [*bundle.context.chunks[:1], *bundle.chunks] if bundle.selection else bundle.chunks
     answer, synthesis = write_answer(
-        request.query, ranked, bundle.context.chunks, settings=settings, embedder=embedder
+        request.query,
+        ranked,
+        bundle.context.chunks,
+        settings=settings,
+        embedder=embedder,
+        selected=bundle.selection is not None,
     )
     timings["answer"] = elapsed_ms(started)
     status: AnswerStatus = bundle.status

@@ -169,3 +169,12 @@ def test_sentence_across_a_page_break_cites_both_pages(embedder: Embedder) -> No
     for segment, page in zip(segments, (page_3, page_4), strict=True):
         piece = crossing.content[segment.start : segment.end]
         assert page[segment.page_offset : segment.page_offset + len(piece)] == piece
+
+
+def test_a_selected_passage_answers_what_is_asked_about_it(embedder: Embedder) -> None:
+    answer = synthesize("what does this mean?", [SEARCH, TRACING], [SEARCH, TRACING], embedder)
+    assert answer.claims == []
+    selected = synthesize(
+        "what does this mean?", [SEARCH, TRACING], [SEARCH, TRACING], embedder, selected=True
+    )
+    assert selected.claims[0].chunk == SEARCH
