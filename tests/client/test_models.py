@@ -38,7 +38,7 @@ def test_a_response_with_fields_and_values_this_client_does_not_know_still_reads
         "sources": [],
         "confidence": 0.0,
         "query_type": "standard",
-        "status": "no_answer",
+        "status": "needs_review",
         "synthesis": "extractive",
         "request_id": "r",
         "response_id": None,
@@ -46,8 +46,9 @@ def test_a_response_with_fields_and_values_this_client_does_not_know_still_reads
         "highlighted_sources": None,
         "viewer_url": None,
         "timings_ms": {},
-        "citations": [{"n": 1, "document_name": "a.pdf"}],
+        "citations": [],
+        "follow_ups": [{"n": 1, "question": "And in 2021?"}],
     }
     response = QueryResponse.model_validate(newer)
-    assert response.status == "no_answer"
-    assert response.model_extra == {"citations": [{"n": 1, "document_name": "a.pdf"}]}
+    assert response.status == "needs_review"
+    assert response.model_extra == {"follow_ups": [{"n": 1, "question": "And in 2021?"}]}

@@ -37,7 +37,7 @@ QUERIES = [
     ("tracemonkey.pdf", "How does TraceMonkey record and compile hot loops into traces?"),
     ("R-intro.pdf", "How do I read data from a file into a data frame?"),
     ("multicolumn.pdf", "Which sample document has two columns filled with Lorem Ipsum?"),
-    ("federal-register-2020-17221.pdf", "When does the rule take effect?"),
+    ("federal-register-2020-17221.pdf", "By when must the FAA receive comments on this AD?"),
 ]
 
 
