@@ -59,6 +59,9 @@ class RetrievalParams:
     min_similarity: float = 0.4
     min_similarity_named: float = 0.3
     """The floor for a query whose names the documents all mention (a name is evidence)."""
+    check_names: bool = True
+    """Answer no_matches for a query naming mostly what the documents never mention; off in
+    selection mode, whose few pages need not name what their document does."""
     token_budget: int = 4000
     exact: bool = False
     """Always scan the filtered chunks exactly, never through the index (selection mode)."""
@@ -162,7 +165,7 @@ def rank_chunks(
     # search_chunks returns its rows in ranking_key's order already (its ORDER BY); only a
     # query that names a candidate's document changes it.
     candidates = with_named_documents(candidates, query, params.mode)
-    names = distinctive_names(query)
+    names = distinctive_names(query) if params.check_names else []
     missing = missing_names(session, names, params.filters) if candidates else []
     if 2 * len(missing) > len(names):
         # The query names mostly what no chunk of these documents mentions ("What was
@@ -244,7 +247,9 @@ def retrieve_in_selection(
     )
     # The selection's pages, not the question's similarity, make these chunks relevant: a
     # question such as "what does this mean?" resembles no passage, yet wants those around it.
-    around_selection = replace(params, filters=filters, exact=True, min_similarity=-1.0)
+    around_selection = replace(
+        params, filters=filters, exact=True, min_similarity=-1.0, check_names=False
+    )
     ranking = rank_chunks(query, around_selection, session=session, embedder=embedder)
     started = time.perf_counter()
     chunks = [
