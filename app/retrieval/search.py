@@ -268,17 +268,30 @@ def hybrid_statement(
         literal(TEXT_SEARCH_CONFIG, REGCONFIG), bindparam("query_text", type_=String)
     )
     text_rank = func.ts_rank_cd(Chunk.content_tsv, query, type_=Float)
+    # Many chunks share a score when the query's words are common; the text's hash breaks
+    # those ties before the chunk id, which is new at each ingestion, so the same documents
+    # ingested again keep the same keyword ranking.
     keyword_hits = (
-        select(Chunk.id.label("chunk_id"), text_rank.label("score"))
+        select(
+            Chunk.id.label("chunk_id"),
+            text_rank.label("score"),
+            Chunk.content_sha256.label("content_sha256"),
+        )
         .where(Chunk.content_tsv.bool_op("@@")(query), *clauses)
-        .order_by(text_rank.desc(), Chunk.id)
+        .order_by(text_rank.desc(), Chunk.content_sha256, Chunk.id)
         .limit(limit)
         .subquery("keyword_hits")
     )
     keyword_ranked = select(
         keyword_hits.c.chunk_id,
         func.row_number()
-        .over(order_by=(keyword_hits.c.score.desc(), keyword_hits.c.chunk_id))
+        .over(
+            order_by=(
+                keyword_hits.c.score.desc(),
+                keyword_hits.c.content_sha256,
+                keyword_hits.c.chunk_id,
+            )
+        )
         .label("rank"),
     ).subquery("keyword_ranked")
     fused = (

@@ -182,13 +182,15 @@ def test_hybrid_order_is_fused_score_then_distance_then_id(corpus: Corpus, queri
     assert any(c.keyword_rank is not None for c in found)
     keys = [(-c.fused_score, c.distance, c.chunk_id) for c in found]
     assert keys == sorted(keys)
-    # Ranked by words: ts_rank_cd, best first, ties by chunk id.
+    # Ranked by words: ts_rank_cd, best first, ties by the text's hash, then chunk id.
     by_words = sorted((c for c in found if c.keyword_rank), key=lambda c: c.keyword_rank or 0)
-    score = "SELECT id, ts_rank_cd(content_tsv, to_tsquery('english', :t)) FROM chunks"
+    score = (
+        "SELECT id, ts_rank_cd(content_tsv, to_tsquery('english', :t)), content_sha256 FROM chunks"
+    )
     with corpus.runtime.engine.connect() as connection:
         rows = connection.execute(sa.text(score), {"t": search.keyword_query(text)})
-        scores = {chunk: rank for chunk, rank in rows}
-    word_keys = [(-scores[c.chunk_id], c.chunk_id) for c in by_words]
+        scores = {chunk: (-rank, sha256) for chunk, rank, sha256 in rows}
+    word_keys = [(*scores[c.chunk_id], c.chunk_id) for c in by_words]
     assert word_keys == sorted(word_keys)
     for c in found:
         expected = sum(1 / (search.RRF_K + r) for r in (c.vector_rank, c.keyword_rank) if r)
