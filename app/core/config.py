@@ -51,12 +51,14 @@ class Settings(BaseSettings):
     chunk_max_tokens: int = Field(default=200, ge=16)
     chunk_overlap_tokens: int = Field(default=32, ge=0)
 
-    # Chosen by measurement (docs/benchmarks.md, "Search mode on docugami SEC 10-Q"): hybrid
-    # found no question that vector missed, and costs more per query.
+    # Chosen by measurement (docs/benchmarks.md, "Page hit@k beside the peer"): hybrid's
+    # any-word keyword side finds gold pages the vectors miss.
     search_mode: Literal["hybrid", "vector"] = "hybrid"
     search_overfetch: int = Field(default=4, ge=1, le=50)
     min_similarity: float = Field(default=0.4, ge=-1.0, le=1.0)
     min_similarity_named: float = Field(default=0.3, ge=-1.0, le=1.0)
+    min_term_coverage: float = Field(default=0.25, ge=0.0, le=1.0)
+    """The weighed share of a query's terms its best chunks must hold, else no_matches; 0 off."""
     context_token_budget: int = Field(default=4000, ge=100)
     filter_references: bool = True
     filter_furniture: bool = True

@@ -121,6 +121,19 @@ class Chunk(Base):
     reads it."""
 
 
+class DocumentTerm(Base):
+    """How many of a document's chunks hold a term (a `content_tsv` lexeme), written with the
+    document's chunks: summed over documents, the term's chunk frequency."""
+
+    __tablename__ = "document_terms"
+
+    term: Mapped[str] = mapped_column(Text, primary_key=True)
+    document_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("documents.id", ondelete="CASCADE"), primary_key=True
+    )
+    chunk_count: Mapped[int] = mapped_column(Integer)
+
+
 class Annotation(Base):
     """A reader's mark or note on a page: read from the PDF ("pdf") or made in the frontend
     ("api")."""

@@ -34,6 +34,7 @@ from app.core.geometry import chunk_rects
 from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines, PlacedChunk
 from app.db.annotations import store_marks
 from app.db.models import Document, DocumentFile
+from app.db.terms import store_document_terms
 from app.embedding.embedder import Embedder, embed_texts
 from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
@@ -277,3 +278,4 @@ def finish_document(
     document.title = title
     document.annotation_count = len(marks)
     store_marks(session=session, document_id=document.id, marks=marks, source="pdf")
+    store_document_terms(session, document.id)

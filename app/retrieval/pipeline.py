@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
 from app.db.models import Chunk
+from app.db.terms import query_term_stats
 from app.embedding.embedder import Embedder, embed_query
 from app.retrieval.assemble import (
     Context,
@@ -20,6 +21,7 @@ from app.retrieval.assemble import (
     estimate_tokens,
     without_duplicates,
 )
+from app.retrieval.coverage import COVERAGE_DEPTH, term_coverage
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.names import (
     distinctive_names,
@@ -60,8 +62,11 @@ class RetrievalParams:
     min_similarity_named: float = 0.3
     """The floor for a query whose names the documents all mention (a name is evidence)."""
     check_names: bool = True
-    """Answer no_matches for a query naming mostly what the documents never mention; off in
-    selection mode, whose few pages need not name what their document does."""
+    """Answer no_matches for a query naming mostly what the documents never mention, or whose
+    informative words the chunks found mostly lack; off in selection mode, whose few pages
+    need not name what their document does."""
+    min_term_coverage: float = 0.25
+    """The weighed share of the query's terms the best chunks must hold (app.retrieval.coverage)."""
     token_budget: int = 4000
     exact: bool = False
     """Always scan the filtered chunks exactly, never through the index (selection mode)."""
@@ -179,6 +184,8 @@ def rank_chunks(
         if names and not missing:
             floor = min(floor, params.min_similarity_named)
         candidates_left = above_threshold(candidates, floor)
+    if params.check_names and not covers_query(session, query, candidates_left, params):
+        candidates_left = []
     kept = without_duplicates(candidates_left, limit=params.top_k)
     hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
     if params.annotations is not None and any(hl_counts.values()):
@@ -265,6 +272,19 @@ def retrieve_in_selection(
     return ContextBundle(
         "ok", chunks, context, filters, timings, selection=match, scope_note=resolved.note
     )
+
+
+def covers_query(
+    session: Session, query: str, candidates: list[Candidate], params: RetrievalParams
+) -> bool:
+    """Returns whether the best candidates hold enough of the query's informative words: near
+    vectors alone are no evidence that a passage is about what the query asks."""
+    if not candidates or params.min_term_coverage <= 0:
+        return True
+    chosen = [candidate.chunk_id for candidate in candidates[:COVERAGE_DEPTH]]
+    terms, total_chunks = query_term_stats(session, query, chosen, config=TEXT_SEARCH_CONFIG)
+    coverage = term_coverage(terms, total_chunks)
+    return coverage is None or coverage >= params.min_term_coverage
 
 
 def missing_names(session: Session, names: list[str], filters: SearchFilters) -> list[str]:

@@ -101,8 +101,10 @@ def test_citations_name_each_marker(client: TestClient, sample_pdf: bytes) -> No
 
 
 def test_a_question_nothing_answers_gets_no_answer(runtime: Runtime, sample_pdf: bytes) -> None:
-    # No similarity threshold: retrieval passes chunks on, and the answer must refuse them.
-    settings = runtime.settings.model_copy(update={"min_similarity": -1.0})
+    # No similarity threshold, no term coverage: retrieval passes chunks on, and the answer
+    # must refuse them.
+    unjudged = {"min_similarity": -1.0, "min_term_coverage": 0.0}
+    settings = runtime.settings.model_copy(update=unjudged)
     with client_for(dataclasses.replace(runtime, settings=settings)) as client:
         upload(client, sample_pdf)
         body = ask(client, "how long should an egg be boiled?")

@@ -103,6 +103,7 @@ def test_delete_document_removes_everything(
     client: TestClient, runtime: Runtime, sample_pdf: bytes
 ) -> None:
     document = upload(client, sample_pdf).json()
+    assert row_counts(runtime)["document_terms"] > 0
     assert client.delete(f"/api/v1/documents/{document['id']}").status_code == 204
     assert client.get(f"/api/v1/documents/{document['id']}").status_code == 404
     assert row_counts(runtime) == dict.fromkeys(TABLES, 0)

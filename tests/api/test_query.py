@@ -73,6 +73,29 @@ def test_query_below_threshold_is_no_matches(runtime: Runtime, sample_pdf: bytes
 
 
 @pytest.mark.parametrize(
+    "question",
+    ["How tall is Mount Everest?", "Can you give me a recipe for chocolate cake?"],
+)
+def test_query_about_what_no_chunk_mentions_is_no_matches(
+    client: TestClient, sample_pdf: bytes, question: str
+) -> None:
+    upload(client, sample_pdf)
+    assert ask(client).json()["status"] == "ok"
+    body = client.post("/api/v1/query", json={"query": question}).json()
+    assert body["status"] == "no_matches"
+    assert body["chunks"] == []
+
+
+def test_term_coverage_can_be_turned_off(runtime: Runtime, sample_pdf: bytes) -> None:
+    lenient = runtime.settings.model_copy(update={"min_term_coverage": 0.0, "min_similarity": -1.0})
+    with client_for(dataclasses.replace(runtime, settings=lenient)) as client:
+        upload(client, sample_pdf)
+        recipe = {"query": "Can you give me a recipe for chocolate cake?"}
+        body = client.post("/api/v1/query", json=recipe).json()
+    assert body["status"] != "no_matches" and body["chunks"]
+
+
+@pytest.mark.parametrize(
     "body",
     [
         {"query": "   "},

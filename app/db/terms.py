@@ -1,0 +1,63 @@
+"""Term frequencies: how many chunks hold each of a query's terms, and which of them a few
+chosen chunks hold."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.orm import Session
+
+STORE_TERMS = text(
+    "INSERT INTO document_terms (term, document_id, chunk_count) "
+    "SELECT word, CAST(:document_id AS uuid), ndoc FROM ts_stat("
+    "format('SELECT content_tsv FROM chunks WHERE document_id = %L', CAST(:document_id AS uuid)))"
+)
+
+QUERY_TERMS = text(
+    """
+    WITH query_terms AS (
+        SELECT DISTINCT unnest(tsvector_to_array(to_tsvector(CAST(:config AS regconfig), :query)))
+            AS term
+    ), chosen_terms AS (
+        SELECT DISTINCT unnest(tsvector_to_array(content_tsv)) AS term
+        FROM chunks WHERE id = ANY(:chunk_ids)
+    )
+    SELECT query_terms.term,
+           coalesce((SELECT sum(chunk_count) FROM document_terms
+                     WHERE document_terms.term = query_terms.term), 0) AS chunk_count,
+           query_terms.term IN (SELECT term FROM chosen_terms) AS in_chosen
+    FROM query_terms
+    ORDER BY query_terms.term
+    """
+)
+
+TOTAL_CHUNKS = text("SELECT coalesce(sum(chunk_count), 0) FROM documents")
+
+
+@dataclass(frozen=True)
+class TermStat:
+    """A query's term: how many chunks in the database hold it, and whether the chosen do."""
+
+    term: str
+    chunk_count: int
+    in_chosen: bool
+
+
+def store_document_terms(session: Session, document_id: uuid.UUID) -> None:
+    """Counts, for each term, the document's chunks that hold it; the chunks are stored."""
+    session.execute(STORE_TERMS, {"document_id": str(document_id)})
+
+
+def query_term_stats(
+    session: Session, query: str, chosen: Sequence[uuid.UUID], *, config: str
+) -> tuple[list[TermStat], int]:
+    """Returns the query's terms (as `config` makes them of its text) with their chunk counts
+    and whether any of the `chosen` chunks holds each, and the number of chunks in all."""
+    rows = session.execute(
+        QUERY_TERMS, {"config": config, "query": query, "chunk_ids": list(chosen)}
+    ).all()
+    total = int(session.execute(TOTAL_CHUNKS).scalar_one())
+    return [TermStat(row.term, int(row.chunk_count), bool(row.in_chosen)) for row in rows], total

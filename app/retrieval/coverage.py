@@ -1,0 +1,38 @@
+"""Term coverage: do the chunks found hold the query's informative words at all?
+
+Vectors put every query somewhere near some chunk: "How tall is Mount Everest?" lies at
+cosine 0.3 from a page of R's manual, and "What is a good training plan for a first marathon?"
+from a paragraph on training tokens. What such chunks lack are the query's telling words. Each
+of the query's terms is weighed by how rare it is among all chunks (inverse chunk frequency,
+as BM25 weighs it: "everest", held by none, weighs most; "plan" or "many" little), and the
+coverage is the weighed share of the query's terms that the best few chunks hold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from app.db.terms import TermStat
+
+COVERAGE_DEPTH = 5
+"""How many of the best chunks the coverage is taken over, whatever top_k asks for."""
+
+FEWEST_CHUNKS_WEIGHED = 1000
+"""In a smaller library the counts say little about which words are telling (in two chunks,
+every word they hold is "common"): terms are weighed as in a library of this many chunks."""
+
+
+def term_weight(chunk_count: int, total_chunks: int) -> float:
+    """Returns the inverse chunk frequency of a term that `chunk_count` of `total_chunks` hold."""
+    return math.log((max(total_chunks, FEWEST_CHUNKS_WEIGHED) + 1) / (chunk_count + 0.5))
+
+
+def term_coverage(terms: Sequence[TermStat], total_chunks: int) -> float | None:
+    """Returns the weighed share of `terms` that the chosen chunks hold, in [0, 1]; None for a
+    query with no terms (stopwords only), which coverage cannot judge."""
+    weights = [(term_weight(term.chunk_count, total_chunks), term.in_chosen) for term in terms]
+    total = sum(weight for weight, _ in weights)
+    if total <= 0:
+        return None
+    return sum(weight for weight, held in weights if held) / total

@@ -1,0 +1,40 @@
+"""Term coverage: the weighed share of a query's terms that the chunks found hold."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.db.terms import TermStat
+from app.retrieval.coverage import term_coverage, term_weight
+
+
+def test_a_rare_term_weighs_more_than_a_common_one() -> None:
+    assert term_weight(0, 1000) > term_weight(5, 1000) > term_weight(900, 1000)
+
+
+def test_coverage_is_the_weighed_share_of_terms_held() -> None:
+    terms = [TermStat("everest", 0, False), TermStat("tall", 3, False), TermStat("mount", 12, True)]
+    coverage = term_coverage(terms, 1000)
+    assert coverage is not None
+    assert 0 < coverage < 1 / 3  # the one term held is the most common of the three
+
+    assert term_coverage([TermStat("qwen2", 77, True), TermStat("kind", 86, True)], 1000) == 1.0
+
+
+def test_a_common_word_missing_costs_little() -> None:
+    terms = [
+        TermStat("libtasn1", 11, True),
+        TermStat("header", 25, True),
+        TermStat("use", 900, False),
+    ]
+    assert term_coverage(terms, 1000) == pytest.approx(1.0, abs=0.05)
+
+
+def test_in_a_small_library_the_words_it_holds_count_as_telling() -> None:
+    terms = [TermStat("trace", 2, True), TermStat("loop", 2, True), TermStat("speed", 0, False)]
+    coverage = term_coverage(terms, 2)
+    assert coverage is not None and coverage > 0.6
+
+
+def test_a_query_of_stopwords_alone_is_not_judged() -> None:
+    assert term_coverage([], 1000) is None
