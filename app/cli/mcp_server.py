@@ -39,12 +39,14 @@ INSTRUCTIONS = (
 )
 
 Question = Annotated[
-    str, Field(description="The question, in the user's words (1 to 1000 characters).")
+    str, Field(min_length=1, max_length=1000, description="The question, in the user's words.")
 ]
 TopK = Annotated[
     int, Field(ge=1, le=20, description="How many passages to draw on, 1 to 20 (default 5).")
 ]
-SearchText = Annotated[str, Field(description="A question or a topic (1 to 1000 characters).")]
+SearchText = Annotated[
+    str, Field(min_length=1, max_length=1000, description="A question or a topic.")
+]
 CollectionFilter = Annotated[
     str | None,
     Field(description="Only the documents of this collection (names from list_documents)."),

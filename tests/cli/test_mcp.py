@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import pytest
 from fastapi.testclient import TestClient
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, stdio_client
 from mcp.types import CallToolResult
 
 from app.flows.ingest import DocumentMeta, ingest_file
@@ -71,9 +71,9 @@ def over_stdio(env: dict[str, str], *args: str) -> StdioServerParameters:
     return StdioServerParameters(command=CITELOCK[0], args=[*CITELOCK[1:], "mcp", *args], env=env)
 
 
-def with_client(
-    server: StdioServerParameters | str, scenario: Callable[[Client], Awaitable[None]]
-) -> None:
+def with_client(server: Any, scenario: Callable[[Client], Awaitable[None]]) -> None:
+    """Runs `scenario` with a client connected to `server` (what `mcp.Client` takes)."""
+
     async def run() -> None:
         async with Client(server, read_timeout_seconds=START_TIMEOUT_S) as client:
             await scenario(client)
@@ -124,6 +124,7 @@ def test_ask_over_stdio_cites_as_the_query_endpoint_does(
     mcp_runtime: Runtime, api: TestClient, tmp_path: Path
 ) -> None:
     body = api_answer(api)
+    log_path = tmp_path / "mcp.log"
 
     async def scenario(client: Client) -> None:
         ask = await call(client, "ask", question=QUESTION)
@@ -146,7 +147,10 @@ def test_ask_over_stdio_cites_as_the_query_endpoint_does(
         assert (document["filename"], document["page_count"]) == ("sample.pdf", 2)
         assert (await call(client, "list_documents", collection="other"))["documents"] == []
 
-    with_client(over_stdio(environment(mcp_runtime, tmp_path)), scenario)
+    with log_path.open("w") as log:
+        with_client(stdio_client(over_stdio(environment(mcp_runtime, tmp_path)), log), scenario)
+    # What the server logs (its stderr) never holds the question.
+    assert "citation locking" not in log_path.read_text().lower()
 
 
 def test_refusals_are_tool_errors_with_their_codes(mcp_runtime: Runtime, tmp_path: Path) -> None:
@@ -154,8 +158,13 @@ def test_refusals_are_tool_errors_with_their_codes(mcp_runtime: Runtime, tmp_pat
         missing = await client.call_tool("get_evidence", {"response_id": str(uuid.uuid4())})
         assert missing.is_error and "response_not_found" in missing.content[0].text  # type: ignore[union-attr]
         too_long = await client.call_tool("ask", {"question": "why " * 300})
-        assert too_long.is_error and "invalid_query" in too_long.content[0].text  # type: ignore[union-attr]
-        assert "why why" not in too_long.content[0].text  # type: ignore[union-attr]
+        assert too_long.is_error
+        hostile = await client.call_tool("search", {"query": "why", "collection": "a\u202eb"})
+        assert hostile.is_error
+        assert hostile.content[0].text.endswith(  # type: ignore[union-attr]
+            "invalid_query: filters.collection: Value error, must not contain control or "
+            "text-direction characters"
+        )
 
     with_client(over_stdio(environment(mcp_runtime, tmp_path)), scenario)
 
