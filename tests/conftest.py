@@ -12,6 +12,7 @@ import pytest
 
 from app.core.config import Settings
 from app.flows.runtime import Runtime, open_runtime
+from tests.helpers.chat import ChatServer, serve_chat
 from tests.helpers.corpus import SHARED_CORPUS
 from tests.helpers.database import fresh_database, settings_for
 
@@ -49,6 +50,13 @@ def open_test_runtime(
     yield open_for
     for runtime in opened:
         runtime.close()
+
+
+@pytest.fixture
+def chat_server() -> Iterator[ChatServer]:
+    """A local OpenAI-compatible chat server, replying as the test sets it up."""
+    with serve_chat() as server:
+        yield server
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -182,28 +182,13 @@ def documents(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON line per document.")] = False,
 ) -> None:
     """List the stored documents, oldest first."""
-    from app.cli.service_client import ServiceClient
-    from app.contract.schemas import DocumentOut
-    from app.db.documents import iter_documents
-    from app.flows.runtime import open_runtime
+    from app.cli.backends import open_backend
 
-    rows: list[dict[str, Any]]
-    if url:
-        client = ServiceClient(url, api_key=api_key)
-        try:
-            rows = list(client.documents(collection))
-        finally:
-            client.close()
-    else:
-        runtime = open_runtime(get_settings())
-        try:
-            with runtime.sessions() as session:
-                rows = [
-                    DocumentOut.of(d).model_dump(mode="json")
-                    for d in iter_documents(session=session, collection=collection)
-                ]
-        finally:
-            runtime.close()
+    backend = open_backend(url, api_key=api_key)
+    try:
+        rows = [document.model_dump(mode="json") for document in backend.documents(collection)]
+    finally:
+        backend.close()
     if as_json:
         for row in rows:
             print(json.dumps(row, ensure_ascii=False))
@@ -314,29 +299,14 @@ def ask(
 ) -> None:
     """Answer TEXT as POST /api/v1/query does: the answer with its [n] markers, the sources
     they point at, and the confidence."""
+    from app.cli.backends import open_backend
+
     request = query_request(text, k=k, where=where, search=search)
-    if url:
-        from app.cli.service_client import ServiceClient
-
-        client = ServiceClient(url, api_key=api_key)
-        try:
-            body = client.query(request.model_dump(mode="json", exclude_none=True))
-        finally:
-            client.close()
-    else:
-        from app.flows.query import answer_query
-        from app.flows.runtime import open_runtime
-
-        settings = get_settings()
-        runtime = open_runtime(settings)
-        try:
-            with runtime.sessions.begin() as session:
-                response = answer_query(
-                    request, session=session, embedder=runtime.embedder, settings=settings
-                )
-        finally:
-            runtime.close()
-        body = response.model_dump(mode="json")
+    backend = open_backend(url, api_key=api_key)
+    try:
+        body = backend.query(request).model_dump(mode="json")
+    finally:
+        backend.close()
     if as_json:
         print(json.dumps(body, ensure_ascii=False))
         return
@@ -348,6 +318,50 @@ def ask(
     for number, source in enumerate(body["sources"], 1):
         print(f"[{number}] {source}")
     print(f"\nconfidence: {body['confidence']:.2f}")
+
+
+@app.command()
+def mcp(
+    http: Annotated[
+        bool,
+        typer.Option("--http", help="Serve streamable HTTP at http://HOST:PORT/mcp, not stdio."),
+    ] = False,
+    host: Annotated[str, typer.Option(help="Interface to listen on, with --http.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port to listen on, with --http.")] = 8001,
+    url: ServiceUrl = None,
+    api_key: ApiKey = None,
+    public_url: Annotated[
+        str | None,
+        typer.Option(
+            envvar="CITELOCK_PUBLIC_URL",
+            help="The service's address in the links the tools return (viewer_url); "
+            "default: --url.",
+        ),
+    ] = None,
+) -> None:
+    """Serve citelock's tools (ask, search, get_evidence, list_documents) over the Model
+    Context Protocol: on stdin/stdout for the host that starts it, or over HTTP with --http."""
+    import uvicorn
+
+    from app.cli.backends import open_backend
+    from app.cli.mcp_server import build_server
+    from app.core.logs import configure_logging
+
+    settings = get_settings()
+    # Before the SDK's server is made: its own logging setup then leaves ours in place, and
+    # every line goes to stderr, stdout being the protocol's on stdio.
+    configure_logging(level=settings.log_level, log_format=settings.log_format)
+    backend = open_backend(url, api_key=api_key, public_url=public_url)
+    server = build_server(backend)
+    try:
+        if http:
+            console.print(f"citelock MCP server at http://{host}:{port}/mcp")
+            http_app = server.streamable_http_app(host=host)
+            uvicorn.run(http_app, host=host, port=port, log_config=None, access_log=False)
+        else:
+            server.run("stdio")
+    finally:
+        backend.close()
 
 
 UseAnnotationsOption = Annotated[

@@ -60,6 +60,11 @@ class ServiceClient:
         answer: dict[str, Any] = self._checked(self._http.post("/api/v1/query", json=body))
         return answer
 
+    def response(self, response_id: str) -> dict[str, Any]:
+        """Returns the stored evidence of a response (404 `response_not_found` once expired)."""
+        stored: dict[str, Any] = self._checked(self._http.get(f"/api/v1/responses/{response_id}"))
+        return stored
+
     def upload(self, path: Path, meta: DocumentMeta) -> tuple[int, dict[str, Any]]:
         """Returns the upload's status code (201, 200 or 202) and body; `meta`'s fields left
         unsaid (None) take the service's defaults."""

@@ -1,21 +1,15 @@
 """SYNTHESIS=llm against a real local chat server that speaks the OpenAI protocol.
 
-The server (http.server in a thread) answers `POST /v1/chat/completions` as each test sets
-it up: a reply built from the numbered chunks it was sent, an error status, a body that is
-not JSON, or no answer within LLM_TIMEOUT.
+The server (tests/helpers/chat.py) answers `POST /v1/chat/completions` as each test sets it
+up: a reply built from the numbered chunks it was sent, an error status, a body that is not
+JSON, or no answer within LLM_TIMEOUT.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import json
 import re
 import socket
-import threading
-import time
-from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -24,78 +18,14 @@ from pydantic import SecretStr
 
 from app.core.config import Synthesis
 from app.flows.runtime import Runtime
+from tests.helpers.chat import SLOW_S, ChatServer
 from tests.helpers.clients import QUERY, ask, claims_of, client_for, page_texts, upload
-
-Reply = Callable[[list[str]], str]
-"""Builds the model's reply from the chunk texts of the request, numbered from 1."""
-
-SLOW_S = 3.0
-"""How long the server stalls in the timeout test; LLM_TIMEOUT there is much shorter."""
-
-
-@dataclasses.dataclass
-class ChatServer:
-    url: str
-    behaviour: str = "reply"
-    """reply, error (HTTP 500), garbage (200 with a body that is not JSON) or slow."""
-    reply: Reply = lambda chunks: ""
-    requests: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
 
 def sources_of(prompt: str) -> list[str]:
     """Returns the chunk texts of a user message, in their numbered order."""
     found = re.findall(r"\[\d+\] [^\n]*\n(.*?)(?=\n\n\[\d+\] |\n\nQuestion: )", prompt, re.S)
     return [str(text) for text in found]
-
-
-@pytest.fixture
-def chat_server() -> Iterator[ChatServer]:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
-    state = ChatServer(url=f"http://127.0.0.1:{httpd.server_address[1]}")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            state.requests.append(
-                {"path": self.path, "auth": self.headers.get("Authorization"), **body}
-            )
-            if state.behaviour == "slow":
-                time.sleep(SLOW_S)
-            if state.behaviour == "error":
-                self.send_error(500)
-                return
-            content = state.reply(sources_of(body["messages"][-1]["content"]))
-            completion = {
-                "id": "chatcmpl-test",
-                "object": "chat.completion",
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content},
-                        "finish_reason": "stop",
-                    }
-                ],
-            }
-            data = b"{not json" if state.behaviour == "garbage" else json.dumps(completion).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            # In the slow case the client has given up already.
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                self.wfile.write(data)
-
-        def log_message(self, *_: Any) -> None:
-            pass
-
-    httpd.RequestHandlerClass = Handler
-    httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield state
-    httpd.shutdown()
-    httpd.server_close()
 
 
 def llm_client(runtime: Runtime, url: str, **settings: Any) -> TestClient:
@@ -112,8 +42,9 @@ def llm_client(runtime: Runtime, url: str, **settings: Any) -> TestClient:
     return client_for(dataclasses.replace(runtime, settings=changed))
 
 
-def numbered(chunks: list[str], words: str) -> int:
-    """Returns the number of the first chunk that contains `words`."""
+def numbered(prompt: str, words: str) -> int:
+    """Returns the number of the first chunk of the prompt that contains `words`."""
+    chunks = sources_of(prompt)
     return next(n for n, text in enumerate(chunks, 1) if words in " ".join(text.split()))
 
 
@@ -125,11 +56,11 @@ COMPILER = (
 def test_llm_answer_keeps_supported_cited_sentences(
     runtime: Runtime, chat_server: ChatServer, sample_pdf: bytes
 ) -> None:
-    chat_server.reply = lambda chunks: (
+    chat_server.reply = lambda prompt: (
         "Here is what the sources say. "
-        f"{COMPILER} [{numbered(chunks, 'tracing compiler')}] "
-        f"The moon is made of green cheese [{numbered(chunks, 'tracing compiler')}]. "
-        f"Trace trees record hot loops [{len(chunks) + 5}]. "
+        f"{COMPILER} [{numbered(prompt, 'tracing compiler')}] "
+        f"The moon is made of green cheese [{numbered(prompt, 'tracing compiler')}]. "
+        f"Trace trees record hot loops [{len(sources_of(prompt)) + 5}]. "
         "An uncited closing sentence."
     )
     with llm_client(runtime, chat_server.url) as client:
@@ -152,7 +83,7 @@ def test_llm_paraphrase_is_highlighted_at_the_sentence_it_rests_on(
     runtime: Runtime, chat_server: ChatServer, sample_pdf: bytes
 ) -> None:
     paraphrase = "The tracing compiler turns recorded loops into native code."
-    chat_server.reply = lambda chunks: f"{paraphrase} [{numbered(chunks, 'tracing compiler')}]"
+    chat_server.reply = lambda prompt: f"{paraphrase} [{numbered(prompt, 'tracing compiler')}]"
     with llm_client(runtime, chat_server.url + "/v1/") as client:
         upload(client, sample_pdf)
         body = ask(client)
@@ -178,7 +109,7 @@ def test_llm_failure_returns_the_extractive_answer(
         upload(client, sample_pdf)
         extractive = ask(client, QUERY)
     chat_server.behaviour = failure if failure in ("error", "garbage", "slow") else "reply"
-    chat_server.reply = lambda chunks: "A fine answer with no citation at all."
+    chat_server.reply = lambda prompt: "A fine answer with no citation at all."
     url = closed_port_url() if failure == "unreachable" else chat_server.url
     with llm_client(runtime, url, llm_timeout=SLOW_S / 6) as client:
         fallback = ask(client, QUERY)
