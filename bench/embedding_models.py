@@ -1,0 +1,199 @@
+"""Embedding models side by side: page hit@k, ingestion pages/s and query embedding latency of
+each EMBEDDING_BACKEND on the docs set (bench/data/questions_docs.jsonl, 26 documents).
+
+    python bench/embedding_models.py [--backends onnx e5] [--data-dir DIR] [--reingest]
+        [--every N] [--output docs/benchmarks.md]
+
+Each backend gets its own database, in DIR/<backend> (kept for the next run, as
+bench/eval_pages.py keeps its sets) or a temporary folder, into which the service, in this
+process with its default settings but the backend, ingests the set's files one after the
+other, each in its request. Every question is then asked through POST /api/v1/query (top_k
+10, search `hybrid`, the default, and `vector`) over the whole collection and restricted to its
+own document; a hit at k is a top-k chunk from its document whose pages hold a gold page.
+Query embedding latency: each question embedded alone as a query, after a warm-up, as the
+query path embeds it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app.core.config import EmbeddingBackend
+from app.embedding import embed_query
+from bench.evalkit import (
+    DOCS_COLLECTION,
+    REPOSITORY,
+    Citelock,
+    Collection,
+    Question,
+    chunk_ranges,
+    data_folder,
+    docs_questions,
+    every_nth,
+    files_of,
+    first_gold_rank,
+    hit_at,
+    markdown_table,
+    mrr,
+)
+from bench.kit import machine_summary, percentiles, timed, write_section
+
+TITLE = "Embedding models"
+TOP_K = 10
+KS = (1, 3, 5)
+MODES = ("hybrid", "vector")
+SETTINGS = ("one collection", "own document")
+WARM_UP_QUERIES = 10
+INGESTION_LIMIT = 1.5
+"""How much slower than the default's an ingestion may be for a model to replace it."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    model: str
+    ranks: dict[tuple[str, str], list[int | None]]
+    """First gold rank of each question, by setting and search mode."""
+    pages: int
+    chunks: int
+    seconds: float
+    """Ingestion wall time of the set."""
+    latency: tuple[float, float, float]
+    """Query embedding p50, p95, p99 in ms."""
+
+
+def rank(
+    citelock: Citelock, collection: Collection, question: Question, mode: str, *, own: bool
+) -> int | None:
+    """Returns the rank of the question's first gold chunk in the service's top 10, if any."""
+    own_document = [collection.ids[question.filename]] if own else []
+    response = citelock.query(
+        question.question, collection.name, TOP_K, document_ids=own_document, search=mode
+    )
+    return first_gold_rank(chunk_ranges(response), question)
+
+
+def measure(
+    backend: str, folder: Path | None, reingest: bool, questions: list[Question]
+) -> Measured:
+    """Returns one backend's ranks by setting and mode, its ingestion and its query latency."""
+    files = files_of(docs_questions())
+    with (
+        data_folder(folder, reingest) as kept,
+        Citelock(kept, embedding_backend=backend, enable_highlights=False) as citelock,
+    ):
+        collection = citelock.ensure_collection(DOCS_COLLECTION, files)
+        ranks = {
+            (setting, mode): [
+                rank(citelock, collection, question, mode, own=setting == "own document")
+                for question in questions
+            ]
+            for setting in SETTINGS
+            for mode in MODES
+        }
+        embedder = citelock.embedder
+        for question in questions[:WARM_UP_QUERIES]:
+            embed_query(embedder, question.question)
+        latencies = [timed(embed_query, embedder, q.question)[0] for q in questions]
+        return Measured(
+            model=embedder.name,
+            ranks=ranks,
+            pages=collection.ingested_pages,
+            chunks=collection.chunks,
+            seconds=collection.ingested_seconds,
+            latency=percentiles(latencies),
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
+    parser.add_argument(
+        "--backends", nargs="+", default=["onnx", "e5"], choices=[b.value for b in EmbeddingBackend]
+    )
+    parser.add_argument("--every", type=int, default=1, help="ask every Nth question")
+    parser.add_argument("--data-dir", type=Path, help="keep each backend's database here")
+    parser.add_argument("--reingest", action="store_true", help="empty --data-dir first")
+    parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
+    args = parser.parse_args()
+    questions = every_nth(docs_questions(), args.every)
+    results: dict[str, Measured] = {}
+    for backend in args.backends:
+        folder = args.data_dir / backend if args.data_dir else None
+        results[backend] = measure(backend, folder, args.reingest, questions)
+        print(f"{backend}: {results[backend]}"[:2000], flush=True)
+
+    baseline = results[args.backends[0]]
+    quality_rows, cost_rows = [], []
+    for backend, result in results.items():
+        for setting in SETTINGS:
+            for mode in MODES:
+                ranks = result.ranks[setting, mode]
+                cells = [f"{hit_at(ranks, k):.3f}" for k in KS] + [f"{mrr(ranks, TOP_K):.3f}"]
+                quality_rows.append([backend, result.model, setting, mode, *cells])
+        pages_per_second = result.pages / result.seconds if result.seconds else 0.0
+        slower = result.seconds / baseline.seconds if baseline.seconds else 0.0
+        p50, p95, _ = result.latency
+        cost_rows.append(
+            [backend, result.model, result.pages, result.chunks, f"{result.seconds:.0f}",
+             f"{pages_per_second:.2f}", f"{slower:.2f}x" if slower else "-",
+             f"{p50:.1f}", f"{p95:.1f}"]
+        )  # fmt: skip
+    command = (
+        "python bench/embedding_models.py"
+        + (f" --backends {' '.join(args.backends)}" if args.backends != ["onnx", "e5"] else "")
+        + (f" --every {args.every}" if args.every > 1 else "")
+    )
+    text = "\n".join(
+        [
+            f"The docs set ({len(questions)} of bench/data/questions_docs.jsonl's questions over "
+            "its 26 documents) ingested and asked once per EMBEDDING_BACKEND, everything else "
+            f"at its default: page hit@k and MRR@10 of POST /api/v1/query (top_k {TOP_K}), "
+            "over the whole collection and restricted to the question's own document, with "
+            "`hybrid` search (the default) and `vector`. A hit at k: one of the top k chunks "
+            "is from the question's document and its pages hold a gold page.",
+            "",
+            markdown_table(
+                ["backend", "model", "setting", "search", "hit@1", "hit@3", "hit@5", "MRR@10"],
+                quality_rows,
+                numeric_from=4,
+            ),
+            "",
+            "Ingestion (each file uploaded and ingested in its request, one after the other: "
+            "extract, chunk, embed, store) and query embedding (one question embedded alone, "
+            f"as the query path does, after {WARM_UP_QUERIES} warm-up questions):",
+            "",
+            markdown_table(
+                [
+                    "backend",
+                    "model",
+                    "pages",
+                    "chunks",
+                    "seconds",
+                    "pages/s",
+                    f"time vs {args.backends[0]}",
+                    "query embed p50 ms",
+                    "p95 ms",
+                ],
+                cost_rows,
+                numeric_from=2,
+            ),
+            "",
+            f"A model replaces the default only if it wins on hit@5 with an ingestion at most "
+            f"{INGESTION_LIMIT}x as long.",
+            "",
+            machine_summary(shared=True),
+            "",
+            f"Reproduce: `pip install -e '.[e5]' && {command}` (add `--data-dir DIR` to keep "
+            "each backend's database for the next run)",
+        ]
+    )
+    print(text)
+    write_section(args.output, TITLE, text)
+
+
+if __name__ == "__main__":
+    main()
