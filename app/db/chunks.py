@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import ColumnElement, func, insert, or_, select, update
+from sqlalchemy import ColumnElement, Row, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.core.geometry import union_rect
@@ -89,18 +89,18 @@ def count_other_models(session: Session, model: str) -> dict[str, int]:
         .group_by(Chunk.embedding_model)
         .order_by(Chunk.embedding_model)
     )
-    return {name: count for name, count in rows.tuples()}
+    return {name: count for name, count in rows}
 
 
 def chunks_of_other_models(
     session: Session, model: str, *, after: uuid.UUID | None, limit: int
-) -> Sequence[tuple[uuid.UUID, str, str]]:
+) -> Sequence[Row[uuid.UUID, str, str]]:
     """Returns (id, context header, content) of up to `limit` chunks that a model other than
     `model` embedded, in chunk id order, from the first id past `after`."""
     query = select(Chunk.id, Chunk.context_header, Chunk.content).where(embedded_by_others(model))
     if after is not None:
         query = query.where(Chunk.id > after)
-    return session.execute(query.order_by(Chunk.id).limit(limit)).tuples().all()
+    return session.execute(query.order_by(Chunk.id).limit(limit)).all()
 
 
 def store_vectors(
