@@ -8,12 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 import sqlalchemy as sa
+from alembic import command
+from alembic.config import Config
 from pgvector.psycopg import register_vector
 from typer.testing import CliRunner
 
 from app.cli import app
 from app.core.config import get_settings
 from app.core.errors import ConfigurationError
+from app.db.migrate import migrations_path
 from app.embedding import embed_texts
 from app.embedding.backends import E5_MODEL
 from app.flows.ingest_stages import embedding_text
@@ -113,3 +116,24 @@ def test_reembed_with_nothing_to_do_says_so(cli_database: str) -> None:
 
     assert result.exit_code == 0, result.output
     assert "0 chunks re-embedded" in result.stderr
+
+
+def test_chunks_from_before_models_were_recorded_are_the_default_models(
+    cli_database: str, pdf_folder: Path
+) -> None:
+    assert runner.invoke(app, ["ingest", str(pdf_folder / "nested" / "beta.pdf")]).exit_code == 0
+    total = chunk_models(cli_database)[MINILM]
+    config = Config()
+    config.set_main_option("script_location", str(migrations_path()))
+    engine = sa.create_engine(cli_database)
+    try:
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.downgrade(config, "0008")
+        with engine.begin() as connection:
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+    finally:
+        engine.dispose()
+
+    assert chunk_models(cli_database) == {MINILM: total}
