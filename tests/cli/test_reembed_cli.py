@@ -111,6 +111,27 @@ def test_reembedded_vectors_are_the_models_own_for_the_ingestion_text(
     assert all(header for header, _, _ in rows)  # the header was embedded with the text
 
 
+def test_ingesting_with_e5_records_it_and_sizes_chunks_in_its_tokens(
+    cli_database: str, pdf_folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    use_backend(monkeypatch, "e5")
+    monkeypatch.setenv("CHUNK_MAX_TOKENS", "40")
+    monkeypatch.setenv("CHUNK_OVERLAP_TOKENS", "8")
+    get_settings.cache_clear()
+    assert runner.invoke(app, ["ingest", str(pdf_folder / "alpha.pdf")]).exit_code == 0
+
+    runtime = open_runtime(get_settings())
+    try:
+        with runtime.sessions() as session:
+            contents = session.scalars(sa.text("SELECT content FROM chunks")).all()
+        counts = runtime.count_tokens(list(contents))
+    finally:
+        runtime.close()
+    assert set(chunk_models(cli_database)) == {E5_MODEL}
+    assert len(counts) > 1
+    assert max(counts) <= 40
+
+
 def test_reembed_with_nothing_to_do_says_so(cli_database: str) -> None:
     result = runner.invoke(app, ["reembed"])
 
