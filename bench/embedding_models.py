@@ -17,8 +17,9 @@ query path embeds it.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -49,6 +50,8 @@ KS = (1, 3, 5)
 MODES = ("hybrid", "vector")
 SETTINGS = ("one collection", "own document")
 WARM_UP_QUERIES = 10
+MEASURED = "measured.json"
+"""Each backend's figures, kept in its folder: backends can be measured in separate runs."""
 INGESTION_LIMIT = 1.5
 """How much slower than the default's an ingestion may be for a model to replace it."""
 
@@ -64,6 +67,17 @@ class Measured:
     """Ingestion wall time of the set."""
     latency: tuple[float, float, float]
     """Query embedding p50, p95, p99 in ms."""
+
+    def save(self, path: Path) -> None:
+        figures = asdict(self) | {"ranks": [[*key, ranks] for key, ranks in self.ranks.items()]}
+        path.write_text(json.dumps(figures) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> Measured:
+        figures = json.loads(path.read_text())
+        ranks = {(setting, mode): ranks for setting, mode, ranks in figures.pop("ranks")}
+        latency = tuple(figures.pop("latency"))
+        return cls(**figures, ranks=ranks, latency=latency)
 
 
 def rank(
@@ -117,14 +131,24 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1, help="ask every Nth question")
     parser.add_argument("--data-dir", type=Path, help="keep each backend's database here")
     parser.add_argument("--reingest", action="store_true", help="empty --data-dir first")
+    parser.add_argument(
+        "--kept-figures",
+        action="store_true",
+        help="report the figures a run left in --data-dir instead of measuring again",
+    )
     parser.add_argument("--output", type=Path, default=REPOSITORY / "docs" / "benchmarks.md")
     args = parser.parse_args()
     questions = every_nth(docs_questions(), args.every)
     results: dict[str, Measured] = {}
     for backend in args.backends:
         folder = args.data_dir / backend if args.data_dir else None
+        kept = folder / MEASURED if folder else None
+        if args.kept_figures and kept is not None and kept.exists():
+            results[backend] = Measured.load(kept)
+            continue
         results[backend] = measure(backend, folder, args.reingest, questions)
-        print(f"{backend}: {results[backend]}"[:2000], flush=True)
+        if kept is not None:
+            results[backend].save(kept)
 
     baseline = results[args.backends[0]]
     quality_rows, cost_rows = [], []
