@@ -59,25 +59,21 @@ INGESTION_LIMIT = 1.5
 @dataclass(frozen=True)
 class Measured:
     model: str
-    ranks: dict[tuple[str, str], list[int | None]]
-    """First gold rank of each question, by setting and search mode."""
-    pages: int
-    chunks: int
-    seconds: float
-    """Ingestion wall time of the set."""
+    ranks: dict[str, dict[str, int | None]]
+    """First gold rank of each question asked, by question id, under "setting/mode"."""
+    files: dict[str, tuple[int, int, float]]
+    """Pages, chunks and ingestion seconds of each stored file whose ingestion is recorded."""
     latency: tuple[float, float, float]
     """Query embedding p50, p95, p99 in ms."""
 
     def save(self, path: Path) -> None:
-        figures = asdict(self) | {"ranks": [[*key, ranks] for key, ranks in self.ranks.items()]}
-        path.write_text(json.dumps(figures) + "\n")
+        path.write_text(json.dumps(asdict(self)) + "\n")
 
     @classmethod
     def load(cls, path: Path) -> Measured:
         figures = json.loads(path.read_text())
-        ranks = {(setting, mode): ranks for setting, mode, ranks in figures.pop("ranks")}
-        latency = tuple(figures.pop("latency"))
-        return cls(**figures, ranks=ranks, latency=latency)
+        files = {name: tuple(row) for name, row in figures.pop("files").items()}
+        return cls(**figures | {"files": files, "latency": tuple(figures["latency"])})
 
 
 def rank(
@@ -92,33 +88,53 @@ def rank(
 
 
 def measure(
-    backend: str, folder: Path | None, reingest: bool, questions: list[Question]
+    backend: str,
+    folder: Path | None,
+    questions: list[Question],
+    *,
+    reingest: bool,
+    stored_only: bool,
 ) -> Measured:
-    """Returns one backend's ranks by setting and mode, its ingestion and its query latency."""
+    """Returns one backend's ranks by setting and mode, its ingestion and its query latency;
+    with `stored_only`, over the files its database holds already, ingesting none."""
     files = files_of(docs_questions())
     with (
         data_folder(folder, reingest) as kept,
         Citelock(kept, embedding_backend=backend, enable_highlights=False) as citelock,
     ):
+        stored = citelock.stored(DOCS_COLLECTION)
+        if stored_only:
+            files = [path for path in files if stored.get(path.name, {}).get("status") == "ready"]
         collection = citelock.ensure_collection(DOCS_COLLECTION, files)
+        stored = citelock.stored(DOCS_COLLECTION)
+        asked = [question for question in questions if question.filename in collection.ids]
         ranks = {
-            (setting, mode): [
-                rank(citelock, collection, question, mode, own=setting == "own document")
-                for question in questions
-            ]
+            f"{setting}/{mode}": {
+                question.id: rank(
+                    citelock, collection, question, mode, own=setting == "own document"
+                )
+                for question in asked
+            }
             for setting in SETTINGS
             for mode in MODES
         }
+        recorded = citelock.record.files("citelock", DOCS_COLLECTION)
         embedder = citelock.embedder
-        for question in questions[:WARM_UP_QUERIES]:
+        for question in asked[:WARM_UP_QUERIES]:
             embed_query(embedder, question.question)
-        latencies = [timed(embed_query, embedder, q.question)[0] for q in questions]
+        latencies = [timed(embed_query, embedder, q.question)[0] for q in asked]
         return Measured(
             model=embedder.name,
             ranks=ranks,
-            pages=collection.ingested_pages,
-            chunks=collection.chunks,
-            seconds=collection.ingested_seconds,
+            files={
+                path.name: (
+                    stored[path.name]["page_count"],
+                    stored[path.name]["chunk_count"],
+                    recorded[path.name]["seconds"],
+                )
+                for path in files
+                if path.name in recorded
+            },
             latency=percentiles(latencies),
         )
 
@@ -131,6 +147,11 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1, help="ask every Nth question")
     parser.add_argument("--data-dir", type=Path, help="keep each backend's database here")
     parser.add_argument("--reingest", action="store_true", help="empty --data-dir first")
+    parser.add_argument(
+        "--stored-only",
+        action="store_true",
+        help="ingest nothing: ask the questions on the files a backend's database holds",
+    )
     parser.add_argument(
         "--kept-figures",
         action="store_true",
@@ -146,26 +167,53 @@ def main() -> None:
         if args.kept_figures and kept is not None and kept.exists():
             results[backend] = Measured.load(kept)
             continue
-        results[backend] = measure(backend, folder, args.reingest, questions)
+        results[backend] = measure(
+            backend, folder, questions, reingest=args.reingest, stored_only=args.stored_only
+        )
         if kept is not None:
             results[backend].save(kept)
 
-    baseline = results[args.backends[0]]
+    # Compared over what every backend has: all of it, unless a run was cut short.
+    common_files = set.intersection(*(set(result.files) for result in results.values()))
+    first = next(iter(results.values()))
+    common_questions = [
+        question
+        for question in first.ranks[f"{SETTINGS[-1]}/{MODES[0]}"]
+        if all(
+            question in result.ranks[f"{SETTINGS[-1]}/{MODES[0]}"] for result in results.values()
+        )
+    ]
+    whole = len(common_questions) == len(questions)
+    # A collection that lacks documents has fewer to confuse a question with.
+    settings = SETTINGS if whole else SETTINGS[-1:]
     quality_rows, cost_rows = [], []
+    baseline_seconds = 0.0
     for backend, result in results.items():
-        for setting in SETTINGS:
+        for setting in settings:
             for mode in MODES:
-                ranks = result.ranks[setting, mode]
+                by_question = result.ranks[f"{setting}/{mode}"]
+                ranks = [by_question[question] for question in common_questions]
                 cells = [f"{hit_at(ranks, k):.3f}" for k in KS] + [f"{mrr(ranks, TOP_K):.3f}"]
                 quality_rows.append([backend, result.model, setting, mode, *cells])
-        pages_per_second = result.pages / result.seconds if result.seconds else 0.0
-        slower = result.seconds / baseline.seconds if baseline.seconds else 0.0
+        pages, chunks, seconds = (
+            sum(result.files[name][i] for name in common_files) for i in range(3)
+        )
+        baseline_seconds = baseline_seconds or seconds
         p50, p95, _ = result.latency
         cost_rows.append(
-            [backend, result.model, result.pages, result.chunks, f"{result.seconds:.0f}",
-             f"{pages_per_second:.2f}", f"{slower:.2f}x" if slower else "-",
+            [backend, result.model, len(common_files), pages, chunks, f"{seconds:.0f}",
+             f"{pages / seconds:.2f}" if seconds else "-",
+             f"{seconds / baseline_seconds:.2f}x" if baseline_seconds else "-",
              f"{p50:.1f}", f"{p95:.1f}"]
         )  # fmt: skip
+    scope = (
+        f"{len(common_questions)} of bench/data/questions_docs.jsonl's questions over its 26 "
+        "documents"
+        if whole
+        else f"the {len(common_questions)} questions on the {len(common_files)} documents "
+        "every backend had ingested when its run was stopped (own document only: a collection "
+        "missing documents has fewer to confuse a question with)"
+    )
     command = (
         "python bench/embedding_models.py"
         + (f" --backends {' '.join(args.backends)}" if args.backends != ["onnx", "e5"] else "")
@@ -173,9 +221,8 @@ def main() -> None:
     )
     text = "\n".join(
         [
-            f"The docs set ({len(questions)} of bench/data/questions_docs.jsonl's questions over "
-            "its 26 documents) ingested and asked once per EMBEDDING_BACKEND, everything else "
-            f"at its default: page hit@k and MRR@10 of POST /api/v1/query (top_k {TOP_K}), "
+            f"The docs set ({scope}) ingested and asked once per EMBEDDING_BACKEND, everything "
+            f"else at its default: page hit@k and MRR@10 of POST /api/v1/query (top_k {TOP_K}), "
             "over the whole collection and restricted to the question's own document, with "
             "`hybrid` search (the default) and `vector`. A hit at k: one of the top k chunks "
             "is from the question's document and its pages hold a gold page.",
@@ -194,6 +241,7 @@ def main() -> None:
                 [
                     "backend",
                     "model",
+                    "files",
                     "pages",
                     "chunks",
                     "seconds",
