@@ -2,7 +2,7 @@
 each EMBEDDING_BACKEND on the docs set (bench/data/questions_docs.jsonl, 26 documents).
 
     python bench/embedding_models.py [--backends onnx e5] [--data-dir DIR] [--reingest]
-        [--every N] [--output docs/benchmarks.md]
+        [--every N] [--files NAME ...] [--kept-figures] [--output docs/benchmarks.md]
 
 Each backend gets its own database, in DIR/<backend> (kept for the next run, as
 bench/eval_pages.py keeps its sets) or a temporary folder, into which the service, in this
@@ -93,18 +93,15 @@ def measure(
     questions: list[Question],
     *,
     reingest: bool,
-    stored_only: bool,
+    only: set[str],
 ) -> Measured:
     """Returns one backend's ranks by setting and mode, its ingestion and its query latency;
-    with `stored_only`, over the files its database holds already, ingesting none."""
-    files = files_of(docs_questions())
+    with `only` file names, over those files and their questions."""
+    files = [path for path in files_of(docs_questions()) if not only or path.name in only]
     with (
         data_folder(folder, reingest) as kept,
         Citelock(kept, embedding_backend=backend, enable_highlights=False) as citelock,
     ):
-        stored = citelock.stored(DOCS_COLLECTION)
-        if stored_only:
-            files = [path for path in files if stored.get(path.name, {}).get("status") == "ready"]
         collection = citelock.ensure_collection(DOCS_COLLECTION, files)
         stored = citelock.stored(DOCS_COLLECTION)
         asked = [question for question in questions if question.filename in collection.ids]
@@ -148,9 +145,7 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, help="keep each backend's database here")
     parser.add_argument("--reingest", action="store_true", help="empty --data-dir first")
     parser.add_argument(
-        "--stored-only",
-        action="store_true",
-        help="ingest nothing: ask the questions on the files a backend's database holds",
+        "--files", nargs="+", help="only these of the set's files (names) and their questions"
     )
     parser.add_argument(
         "--kept-figures",
@@ -168,7 +163,7 @@ def main() -> None:
             results[backend] = Measured.load(kept)
             continue
         results[backend] = measure(
-            backend, folder, questions, reingest=args.reingest, stored_only=args.stored_only
+            backend, folder, questions, reingest=args.reingest, only=set(args.files or ())
         )
         if kept is not None:
             results[backend].save(kept)
@@ -210,14 +205,14 @@ def main() -> None:
         f"{len(common_questions)} of bench/data/questions_docs.jsonl's questions over its 26 "
         "documents"
         if whole
-        else f"the {len(common_questions)} questions on the {len(common_files)} documents "
-        "every backend had ingested when its run was stopped (own document only: a collection "
-        "missing documents has fewer to confuse a question with)"
+        else f"the {len(common_questions)} questions on {len(common_files)} of its 26 documents, "
+        "own document only: a collection missing documents has fewer to confuse a question with"
     )
     command = (
         "python bench/embedding_models.py"
         + (f" --backends {' '.join(args.backends)}" if args.backends != ["onnx", "e5"] else "")
         + (f" --every {args.every}" if args.every > 1 else "")
+        + (f" --files {' '.join(args.files)}" if args.files else "")
     )
     text = "\n".join(
         [
