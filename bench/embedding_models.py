@@ -136,6 +136,26 @@ def measure(
         )
 
 
+def interleaved_ingestion(
+    backends: list[str], names: list[str], rounds: int
+) -> dict[str, list[float]]:
+    """Returns each backend's ingestion seconds of the named files, one figure per round, the
+    backends taking turns within a round so that both meet the same load on a shared machine;
+    each round ingests into fresh temporary databases."""
+    files = [path for path in files_of(docs_questions()) if path.name in names]
+    seconds: dict[str, list[float]] = {backend: [] for backend in backends}
+    for _ in range(rounds):
+        for backend in backends:
+            with (
+                data_folder(None, reingest=False) as folder,
+                Citelock(folder, embedding_backend=backend, enable_highlights=False) as citelock,
+            ):
+                seconds[backend].append(
+                    citelock.ensure_collection("interleaved", files).ingested_seconds
+                )
+    return seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument(
@@ -147,6 +167,13 @@ def main() -> None:
     parser.add_argument(
         "--files", nargs="+", help="only these of the set's files (names) and their questions"
     )
+    parser.add_argument(
+        "--interleave",
+        nargs="+",
+        metavar="NAME",
+        help="also time these files' ingestion with the backends taking turns",
+    )
+    parser.add_argument("--rounds", type=int, default=2, help="turns of --interleave")
     parser.add_argument(
         "--kept-figures",
         action="store_true",
@@ -214,6 +241,7 @@ def main() -> None:
         + (f" --every {args.every}" if args.every > 1 else "")
         + (f" --files {' '.join(args.files)}" if args.files else "")
     )
+    interleaved = interleaved_text(args)
     text = "\n".join(
         [
             f"The docs set ({scope}) ingested and asked once per EMBEDDING_BACKEND, everything "
@@ -249,6 +277,7 @@ def main() -> None:
                 numeric_from=2,
             ),
             "",
+            *interleaved,
             f"A model replaces the default only if it wins on hit@5 with an ingestion at most "
             f"{INGESTION_LIMIT}x as long.",
             "",
@@ -260,6 +289,26 @@ def main() -> None:
     )
     print(text)
     write_section(args.output, TITLE, text)
+
+
+def interleaved_text(args: argparse.Namespace) -> list[str]:
+    """Returns the paragraph and table of --interleave's turns, or nothing without it."""
+    if not args.interleave:
+        return []
+    seconds = interleaved_ingestion(args.backends, args.interleave, args.rounds)
+    baseline = sum(seconds[args.backends[0]])
+    rows = [
+        [backend, *(f"{value:.1f}" for value in values), f"{sum(values) / baseline:.2f}x"]
+        for backend, values in seconds.items()
+    ]
+    rounds = [f"round {number} s" for number in range(1, args.rounds + 1)]
+    return [
+        f"The same files' ingestion with the backends taking turns ({', '.join(args.interleave)};"
+        " each round a fresh database per backend), so that both meet the same load:",
+        "",
+        markdown_table(["backend", *rounds, f"time vs {args.backends[0]}"], rows, numeric_from=1),
+        "",
+    ]
 
 
 if __name__ == "__main__":
