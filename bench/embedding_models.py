@@ -246,7 +246,8 @@ def main() -> None:
         [
             f"The docs set ({scope}) ingested and asked once per EMBEDDING_BACKEND, everything "
             f"else at its default: page hit@k and MRR@10 of POST /api/v1/query (top_k {TOP_K}), "
-            "over the whole collection and restricted to the question's own document, with "
+            + ("over the whole collection and " if whole else "")
+            + "restricted to the question's own document, with "
             "`hybrid` search (the default) and `vector`. A hit at k: one of the top k chunks "
             "is from the question's document and its pages hold a gold page.",
             "",
