@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -144,15 +145,18 @@ def interleaved_ingestion(
     each round ingests into fresh temporary databases."""
     files = [path for path in files_of(docs_questions()) if path.name in names]
     seconds: dict[str, list[float]] = {backend: [] for backend in backends}
-    for _ in range(rounds):
-        for backend in backends:
-            with (
-                data_folder(None, reingest=False) as folder,
-                Citelock(folder, embedding_backend=backend, enable_highlights=False) as citelock,
-            ):
-                seconds[backend].append(
-                    citelock.ensure_collection("interleaved", files).ingested_seconds
-                )
+    # One parent folder made up front: the service points tempfile at its own spool folder,
+    # which goes with each round's database.
+    with tempfile.TemporaryDirectory(prefix="citelock-interleaved-") as parent:
+        for round_number in range(rounds):
+            for backend in backends:
+                folder = Path(parent) / f"{backend}-{round_number}"
+                folder.mkdir()
+                with Citelock(
+                    folder, embedding_backend=backend, enable_highlights=False
+                ) as citelock:
+                    collection = citelock.ensure_collection("interleaved", files)
+                    seconds[backend].append(collection.ingested_seconds)
     return seconds
 
 
@@ -240,6 +244,7 @@ def main() -> None:
         + (f" --backends {' '.join(args.backends)}" if args.backends != ["onnx", "e5"] else "")
         + (f" --every {args.every}" if args.every > 1 else "")
         + (f" --files {' '.join(args.files)}" if args.files else "")
+        + (f" --interleave {' '.join(args.interleave)}" if args.interleave else "")
     )
     interleaved = interleaved_text(args)
     text = "\n".join(
