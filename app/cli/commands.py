@@ -99,6 +99,46 @@ def migrate() -> None:
     console.print("database is at the newest revision")
 
 
+@app.command()
+def reembed(
+    batch_size: Annotated[
+        int, typer.Option(min=1, max=4096, help="Chunks embedded and committed together.")
+    ] = 512,
+) -> None:
+    """Re-embed every chunk that another model embedded with the configured one
+    (EMBEDDING_BACKEND), a batch per transaction: run it again after an interruption and it
+    goes on with the chunks left."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+
+    from app.flows.reembed import count_chunks_to_reembed, reembed_chunks
+    from app.flows.runtime import open_runtime
+
+    runtime = open_runtime(get_settings(), other_models=True)
+    try:
+        model = runtime.embedder.name
+        left = count_chunks_to_reembed(runtime)
+        columns = (
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+        )
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task(f"re-embedding with {model}", total=left)
+            done = reembed_chunks(
+                runtime, batch_size=batch_size, on_batch=lambda n: progress.advance(task, n)
+            )
+    finally:
+        runtime.close()
+    console.print(f"{done} chunks re-embedded: every chunk is now embedded by {model}")
+
+
 ServiceUrl = Annotated[
     str | None,
     typer.Option(

@@ -18,6 +18,7 @@ from app.core.chunks import STRUCTURE_FLAGS
 class EmbeddingBackend(StrEnum):
     onnx = "onnx"
     sentence_transformers = "sentence-transformers"
+    e5 = "e5"
     http = "http"
     openai = "openai"
 

@@ -177,4 +177,6 @@ class PageBatch:
     pages: list[PageText]
     chunks: list[PlacedChunk]
     vectors: npt.NDArray[np.float32]
+    embedding_model: str
+    """The model the vectors come from."""
     marks: list[Mark]

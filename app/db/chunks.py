@@ -1,14 +1,17 @@
 """The rows a batch of pages is stored as: its pages with their character boxes, and chunks
-with their vectors and one rectangle per line."""
+with their vectors (and the model they come from) and one rectangle per line; the chunks that
+another model embedded, and their new vectors."""
 
 from __future__ import annotations
 
 import hashlib
+import uuid
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import insert
+from sqlalchemy import ColumnElement, Row, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.core.geometry import union_rect
@@ -23,7 +26,7 @@ def store_batch(session: Session, document_id: Any, batch: PageBatch) -> None:
         session.execute(
             insert(Chunk),
             [
-                chunk_row(document_id, chunk, vector)
+                chunk_row(document_id, chunk, vector, model=batch.embedding_model)
                 for chunk, vector in zip(batch.chunks, batch.vectors, strict=True)
             ],
         )
@@ -42,7 +45,7 @@ def page_row(document_id: Any, page: PageText) -> dict[str, Any]:
 
 
 def chunk_row(
-    document_id: Any, chunk: PlacedChunk, vector: npt.NDArray[np.float32]
+    document_id: Any, chunk: PlacedChunk, vector: npt.NDArray[np.float32], *, model: str
 ) -> dict[str, Any]:
     draft = chunk.draft
     bbox = union_rect(rect for page, rect in chunk.line_rects if page == draft.page_start)
@@ -65,4 +68,53 @@ def chunk_row(
         "token_count": draft.token_count,
         "flags": list(draft.flags),
         "embedding": vector,
+        "embedding_model": model,
     }
+
+
+def embedded_by_others(model: str) -> ColumnElement[bool]:
+    """Returns the condition "embedded by a model other than `model`".
+
+    Spelt as two ranges, not `<>`, which no btree index answers: the index on the model
+    then finds the few other models' chunks without reading the table.
+    """
+    return or_(Chunk.embedding_model < model, Chunk.embedding_model > model)
+
+
+def count_other_models(session: Session, model: str) -> dict[str, int]:
+    """Returns how many chunks each model other than `model` embedded, by model name."""
+    rows = session.execute(
+        select(Chunk.embedding_model, func.count())
+        .where(embedded_by_others(model))
+        .group_by(Chunk.embedding_model)
+        .order_by(Chunk.embedding_model)
+    )
+    return {name: count for name, count in rows}
+
+
+def chunks_of_other_models(
+    session: Session, model: str, *, after: uuid.UUID | None, limit: int
+) -> Sequence[Row[uuid.UUID, str, str]]:
+    """Returns (id, context header, content) of up to `limit` chunks that a model other than
+    `model` embedded, in chunk id order, from the first id past `after`."""
+    query = select(Chunk.id, Chunk.context_header, Chunk.content).where(embedded_by_others(model))
+    if after is not None:
+        query = query.where(Chunk.id > after)
+    return session.execute(query.order_by(Chunk.id).limit(limit)).all()
+
+
+def store_vectors(
+    session: Session,
+    ids: Sequence[uuid.UUID],
+    vectors: npt.NDArray[np.float32],
+    *,
+    model: str,
+) -> None:
+    """Replaces the chunks' vectors with `vectors` (row i for ids[i]), `model`'s."""
+    session.execute(
+        update(Chunk),
+        [
+            {"id": chunk_id, "embedding": vector, "embedding_model": model}
+            for chunk_id, vector in zip(ids, vectors, strict=True)
+        ],
+    )

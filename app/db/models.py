@@ -112,6 +112,10 @@ class Chunk(Base):
     token_count: Mapped[int] = mapped_column(Integer)
     flags: Mapped[list[str]] = mapped_column(ARRAY(Text), default=list)
     embedding: Mapped[Any] = mapped_column(VECTOR(EMBEDDING_DIM))
+    embedding_model: Mapped[str] = mapped_column(Text, index=True)
+    """The model `embedding` comes from (an Embedder's name): vectors of two models do not
+    compare, so the service refuses a database holding another model's, and `citelock reembed`
+    finds the chunks left to embed by it."""
     content_tsv: Mapped[Any] = mapped_column(
         TSVECTOR,
         Computed("to_tsvector('english', context_header || ' ' || content)", persisted=True),

@@ -19,11 +19,13 @@ from tokenizers import Tokenizer
 from app.core.config import EmbeddingBackend, Settings
 from app.core.errors import ConfigurationError
 from app.embedding.backends import (
+    E5Embedder,
     FloatArray,
     HttpEmbedder,
     OnnxEmbedder,
     OpenAIEmbedder,
     SentenceTransformerEmbedder,
+    e5_token_counter,
     read_tokenizer,
 )
 
@@ -51,6 +53,11 @@ class Embedder(Protocol):
         """
         ...
 
+    def embed_queries(self, texts: Sequence[str]) -> FloatArray:
+        """Returns `embed_batch`'s vectors for texts that search rather than are searched:
+        a model trained with a query prefix (e5) reads them with it."""
+        ...
+
 
 def embed_texts(
     embedder: Embedder, texts: Sequence[str], *, token_counts: Sequence[int] | None = None
@@ -75,8 +82,8 @@ def embed_texts(
 
 
 def embed_query(embedder: Embedder, text: str) -> FloatArray:
-    """Returns the unit vector of one text, shape (dim,)."""
-    vector: FloatArray = embedder.embed_batch([text])[0]
+    """Returns the unit vector of one search query, shape (dim,)."""
+    vector: FloatArray = embedder.embed_queries([text])[0]
     return vector
 
 
@@ -103,6 +110,12 @@ def load_embedder(settings: Settings) -> Embedder:
             _require_local_model(settings)
             embedder = SentenceTransformerEmbedder(
                 name=LOCAL_MODEL,
+                max_tokens=settings.embedding_max_tokens,
+                threads=settings.embedding_threads,
+                batch_size=settings.embedding_batch_size,
+            )
+        case EmbeddingBackend.e5:
+            embedder = E5Embedder(
                 max_tokens=settings.embedding_max_tokens,
                 threads=settings.embedding_threads,
                 batch_size=settings.embedding_batch_size,
@@ -149,11 +162,15 @@ def count_tokens(texts: list[str]) -> list[int]:
 
 
 def load_token_counter(settings: Settings) -> TokenCounter:
-    """Returns `count_tokens`, with its tokenizer loaded now so a broken install fails at startup.
+    """Returns the counter chunk sizes are measured with, its tokenizer loaded now so a broken
+    install fails at startup.
 
-    The counts are exact for the onnx and sentence-transformers backends, which use this very
-    tokenizer, and an estimate for a remote model, whose own tokenizer is unknown here.
+    e5 counts with its own SentencePiece tokenizer. Every other backend gets `count_tokens`:
+    exact for onnx and sentence-transformers, which use this very tokenizer, and an estimate
+    for a remote model, whose own tokenizer is unknown here.
     """
+    if settings.embedding_backend == EmbeddingBackend.e5:
+        return e5_token_counter()
     _counting_tokenizer()
     if settings.embedding_backend in (EmbeddingBackend.http, EmbeddingBackend.openai):
         logger.info(

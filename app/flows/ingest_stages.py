@@ -185,7 +185,7 @@ def page_batches(
         with timings.measure("embed"):
             vectors = embed_drafts(embedder, [chunk.draft for chunk in chunks], deadline)
         marks = locate_marks(extracted.annotations, window.own_pages)
-        yield PageBatch(first, last, window.own_pages, chunks, vectors, marks)
+        yield PageBatch(first, last, window.own_pages, chunks, vectors, embedder.name, marks)
 
 
 def embed_drafts(
@@ -193,7 +193,7 @@ def embed_drafts(
 ) -> npt.NDArray[np.float32]:
     """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline, if any,
     checked before each group."""
-    texts = [embedding_text(draft) for draft in drafts]
+    texts = [embedding_text(draft.context_header, draft.content) for draft in drafts]
     # Chunking counted each draft's tokens: embedding orders the texts by them.
     counts = [draft.token_count for draft in drafts]
     groups = []
@@ -207,9 +207,9 @@ def embed_drafts(
     return np.concatenate(groups)
 
 
-def embedding_text(draft: ChunkDraft) -> str:
+def embedding_text(context_header: str, content: str) -> str:
     """Returns what is embedded of a chunk: its context header, then its text."""
-    return f"{draft.context_header}\n\n{draft.content}" if draft.context_header else draft.content
+    return f"{context_header}\n\n{content}" if context_header else content
 
 
 def new_document(

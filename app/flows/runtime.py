@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from app.core.config import Settings
 from app.core.errors import ConfigurationError
+from app.db.chunks import count_other_models
 from app.db.connections import configure_connections
 from app.db.embedded import PostgresServer, embedded_database_url, start_embedded_postgres
 from app.db.engine import make_engine, make_sessionmaker
@@ -55,11 +56,13 @@ class Runtime:
             self.embedded_server.cleanup()
 
 
-def open_runtime(settings: Settings) -> Runtime:
+def open_runtime(settings: Settings, *, other_models: bool = False) -> Runtime:
     """Returns a ready runtime: the database reachable and migrated, the model loaded once.
 
-    An embedded server started here is stopped again when a later step fails, so no exit
-    path leaves it running. What crashed processes left in the spool is swept first.
+    A database holding chunks that another model embedded is refused unless `other_models`
+    (re-embedding them): their vectors and this model's would be compared. An embedded
+    server started here is stopped again when a later step fails, so no exit path leaves it
+    running. What crashed processes left in the spool is swept first.
     """
     swept = sweep_spool(settings.spool_root)
     if swept:
@@ -76,6 +79,8 @@ def open_runtime(settings: Settings) -> Runtime:
             upgrade_database(engine)
         embedder = load_embedder(settings)
         check_embedding_dimension(engine, embedder.dim)
+        if not other_models:
+            check_embedding_model(make_sessionmaker(engine), embedder.name, settings)
         count_tokens = load_token_counter(settings)
     except BaseException:
         if server is not None:
@@ -105,6 +110,20 @@ def check_embedding_dimension(engine: Engine, model_dim: int) -> None:
             f"the embedding model gives {model_dim}-dimensional vectors but the database's "
             f"chunks.embedding column holds {column_dim}: use a model of that dimension or a "
             "new database migrated with EMBEDDING_DIM set to the model's"
+        )
+
+
+def check_embedding_model(sessions: sessionmaker[Session], model: str, settings: Settings) -> None:
+    """Refuses a database with chunks that a model other than `model` embedded."""
+    with sessions() as session:
+        others = count_other_models(session, model)
+    if others:
+        found = ", ".join(f"{count} by {name}" for name, count in others.items())
+        raise ConfigurationError(
+            f"the database holds chunks embedded by another model ({found}), but "
+            f"EMBEDDING_BACKEND={settings.embedding_backend} embeds with {model}, and vectors "
+            f"of two models do not compare: run `citelock reembed` to re-embed them with "
+            f"{model}, or start with the backend that embedded them"
         )
 
 

@@ -90,6 +90,8 @@ class CachedEmbedder:
             self.vectors.update(zip(missing, self.embedder.embed_batch(missing), strict=True))
         return np.stack([self.vectors[text] for text in texts])
 
+    embed_queries = embed_batch  # all-MiniLM-L6-v2 reads queries as it reads passages
+
 
 @dataclass(frozen=True)
 class StoredDocument:

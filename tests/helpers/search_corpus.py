@@ -24,6 +24,8 @@ from app.retrieval.filters import SearchFilters
 from app.retrieval.search import SearchMode, search_chunks
 
 DIM = 384
+SYNTHETIC_MODEL = "synthetic topics"
+"""The model the corpus's vectors are said to come from: none, they are drawn at random."""
 CHUNKS_PER_DOCUMENT = 600
 CHUNKS_PER_TOPIC = 100
 TOPICS_PER_DOCUMENT = CHUNKS_PER_DOCUMENT // CHUNKS_PER_TOPIC
@@ -208,4 +210,5 @@ def chunk_row(number: int, ordinal: int, content: str, vector: list[float]) -> d
         "token_count": 30,
         "flags": ["references"] if ordinal % 25 == 0 else [],
         "embedding": vector,
+        "embedding_model": SYNTHETIC_MODEL,
     }

@@ -51,6 +51,8 @@ class ZeroEmbedder:
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         return np.zeros((len(texts), self.dim), dtype=np.float32)
 
+    embed_queries = embed_batch
+
 
 def count_words(texts: list[str]) -> list[int]:
     return [len(text.split()) for text in texts]
