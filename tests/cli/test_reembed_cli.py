@@ -150,7 +150,7 @@ def test_chunks_from_before_models_were_recorded_are_the_default_models(
     try:
         with engine.begin() as connection:
             config.attributes["connection"] = connection
-            command.downgrade(config, "0008")
+            command.downgrade(config, "0009")
         with engine.begin() as connection:
             config.attributes["connection"] = connection
             command.upgrade(config, "head")

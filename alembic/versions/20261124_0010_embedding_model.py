@@ -9,8 +9,8 @@ the column is added (PostgreSQL keeps it for the existing rows without rewriting
 table), so every insert names its model. The index answers "which models are there" at every
 start without reading the table (a btree over few distinct values is small).
 
-Revision ID: 0009_embedding_model
-Revises: 0008
+Revision ID: 0010
+Revises: 0009
 Create Date: 2026-11-24
 """
 
@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0009_embedding_model"
-down_revision: str | None = "0008"
+revision: str = "0010"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
