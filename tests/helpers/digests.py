@@ -13,6 +13,8 @@ from pathlib import Path
 
 from app.chunking.chunker import chunk_pages
 from app.core.geometry import chunk_rects
+from app.flows.ingest_stages import is_ocr_noise
+from app.pdf.ocr import OcrMode, OcrPolicy
 from app.pdf.reader import extract_document, open_pdf
 from tests.helpers.corpus import SHARED_CORPUS
 
@@ -31,10 +33,15 @@ def _count_words(texts: list[str]) -> list[int]:
     return [len(text.split()) for text in texts]
 
 
+AUTO_OCR = OcrPolicy(mode=OcrMode.auto, is_noise=is_ocr_noise)
+"""What ingestion does by default: a born-digital page that OCR would read changes its digest."""
+
+
 def document_digest(path: Path) -> dict[str, list[str]]:
-    """Returns the sha256 of each page (text, boxes, line ids) and of each chunk (spans, rects)."""
+    """Returns the sha256 of each page (text, boxes, line ids) and of each chunk (spans, rects),
+    read as ingestion reads them by default."""
     with open_pdf(path) as doc:
-        extracted = extract_document(doc)
+        extracted = extract_document(doc, ocr=AUTO_OCR)
     pages = {page.number: page for page in extracted.pages}
     page_digests = [
         hashlib.sha256(
