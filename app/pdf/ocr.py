@@ -128,15 +128,18 @@ def _line(item: list[Any]) -> OcrLine | None:
 
 
 def _spaced(chars: list[str], boxes: list[Rect]) -> tuple[list[str], list[Rect]]:
-    """Returns a Latin line's characters with the word spaces the recogniser left out put
-    back, each with the box of the gap it fills.
+    """Returns a Latin line's characters with its word spaces mended: the spaces the
+    recogniser left out put back, each with the box of the gap it fills, and those it put
+    inside a word taken out.
 
     The model, trained mostly on Chinese, runs words together on justified lines
-    ("makesastepinthedirection") and after punctuation ("bananas.This", "Jim,was"). A run of
-    letters splits where an English word list says it is several words (wordninja, by word
-    frequencies); punctuation is followed by a space when a word ends before it and another
-    starts after it.
+    ("makesastepinthedirection") and after punctuation ("bananas.This", "Jim,was"), and cuts
+    some long words ("re velat ions"). A run of letters splits where an English word list
+    says it is several words (wordninja, by word frequencies); punctuation is followed by a
+    space when a word ends before it and another starts after it; two or three pieces join
+    when together they are a word and one of them is none.
     """
+    chars, boxes = _joined(chars, boxes)
     text = "".join(chars)
     breaks: set[int] = set()
     for run in _LETTERS.finditer(text):
@@ -160,6 +163,39 @@ _LETTERS = re.compile(r"[A-Za-z]{2,}")
 _RUN_ON_PUNCTUATION = re.compile(r"(?<=[a-z]{2})[,;:](?=[A-Za-z])|(?<=[a-z]{2})[.!?](?=[A-Z][a-z])")
 """Punctuation after a word of two letters or more with a word right after it: "Jim,was",
 "bananas.This". Abbreviations ("e.g.", "U.S.") and numbers ("3.14") are left alone."""
+
+
+def _joined(chars: list[str], boxes: list[Rect]) -> tuple[list[str], list[Rect]]:
+    """Returns the characters without the spaces that cut a word in pieces."""
+    text = "".join(chars)
+    pieces = list(_PIECE.finditer(text))
+    cuts: set[int] = set()
+    index = 0
+    while index < len(pieces):
+        for count in (3, 2):
+            group = pieces[index : index + count]
+            if len(group) == count and _cut_word(group):
+                cuts.update(piece.end() for piece in group[:-1])
+                index += count - 1
+                break
+        index += 1
+    kept = [k for k in range(len(chars)) if k not in cuts]
+    return [chars[k] for k in kept], [boxes[k] for k in kept]
+
+
+def _cut_word(group: list[re.Match[str]]) -> bool:
+    """Says whether these pieces, one space apart, are one word cut by a space."""
+    if any(b.start() != a.end() + 1 for a, b in itertools.pairwise(group)):
+        return False
+    words = [piece.group().lower() for piece in group]
+    known = _WORDS.__contains__
+    return known("".join(words)) and any(len(w) >= 2 and not known(w) for w in words)
+
+
+_PIECE = re.compile(r"(?<![A-Za-z])[A-Za-z][a-z]*(?![A-Za-z])")
+"""A word of letters, lower-case but for its first."""
+_WORDS: dict[str, float] = wordninja.DEFAULT_LANGUAGE_MODEL._wordcost
+"""wordninja's English word list (with each word's cost): the words it splits into."""
 
 
 def _split_words(run: str) -> list[str]:
