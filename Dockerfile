@@ -17,6 +17,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     PATH=/opt/citelock/bin:$PATH \
     CITELOCK_DATA_DIR=/var/lib/citelock \
     LOG_FORMAT=json
+# OCR's OpenCV (opencv-python, pulled by rapidocr-onnxruntime) loads libGL and GLib.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libgl1 libglib2.0-0 \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --home-dir /var/lib/citelock --create-home citelock
 COPY --from=build /opt/citelock /opt/citelock
 USER citelock

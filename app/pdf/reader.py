@@ -63,8 +63,9 @@ page with a stamp of text has 77, the least text beside a figure on the shared c
 born-digital pages is 219 over half a page of image."""
 
 GARBLED_SHARE = 0.25
-"""Share of a text layer's glyphs that are control characters from which it is garbage: a
-font whose encoding maps letters to controls, which every viewer shows as gibberish too."""
+"""Share of a text layer's glyphs that are control or replacement characters from which it is
+garbage: a font whose encoding gives no Unicode for its letters, which every viewer shows as
+gibberish too."""
 
 MAX_OCR_SIDE = 2000
 """Pixels on the longer side of a page rendered for OCR: the engine shrinks larger images to
@@ -244,7 +245,8 @@ def _wants_ocr(layer: PageText, raw: dict[str, Any], ocr: OcrPolicy) -> bool:
 
 
 def _garbled_share(raw: dict[str, Any]) -> float:
-    """Returns the share of the page's visible glyphs that are control characters."""
+    """Returns the share of the page's visible glyphs that are control or replacement
+    characters: glyphs whose font says nothing of the letters they are."""
     glyphs = [
         char["c"]
         for block in raw["blocks"]
@@ -255,7 +257,8 @@ def _garbled_share(raw: dict[str, Any]) -> float:
     ]
     if len(glyphs) < MIN_PAGE_CHARS:
         return 0.0
-    return sum(unicodedata.category(char) == "Cc" for char in glyphs) / len(glyphs)
+    unknown = sum(char == "\ufffd" or unicodedata.category(char) == "Cc" for char in glyphs)
+    return unknown / len(glyphs)
 
 
 def _read_by_ocr(page: pymupdf.Page, ocr: OcrPolicy, image_coverage: float) -> PageText:

@@ -11,11 +11,12 @@ import pymupdf
 from rapidfuzz.distance import Levenshtein
 
 
-def image_only_pdf(source: Path, pages: Sequence[int], dpi: int) -> bytes:
+def image_only_pdf(source: Path | bytes, pages: Sequence[int], dpi: int) -> bytes:
     """Returns a PDF of the source's `pages` (numbered from 1), each page an image of it
     rendered at `dpi`, of the same size and so the same coordinates, with no text layer."""
     scan = pymupdf.open()
-    with pymupdf.open(source) as doc:
+    opened = pymupdf.open(stream=source) if isinstance(source, bytes) else pymupdf.open(source)
+    with opened as doc:
         for number in pages:
             page = doc[number - 1]
             pixmap = page.get_pixmap(dpi=dpi, colorspace=pymupdf.csGRAY, alpha=False)
