@@ -247,7 +247,7 @@ def _wants_ocr(layer: PageText, raw: dict[str, Any], ocr: OcrPolicy) -> bool:
 def _garbled_share(raw: dict[str, Any]) -> float:
     """Returns the share of the page's visible glyphs that are control or replacement
     characters: glyphs whose font says nothing of the letters they are."""
-    glyphs = [
+    glyphs: list[str] = [
         char["c"]
         for block in raw["blocks"]
         for line in block.get("lines", ())
