@@ -43,6 +43,12 @@ MIN_SCORE = 0.5
 MIN_SPLIT_LETTERS = 4
 """Runs of fewer letters are never split into words: "ofa" is as likely a name as "of a"."""
 
+MIN_JOINED_LETTERS = 6
+"""Pieces are joined into a word only as long as this: "We s" is no cut "Wes"."""
+
+LONG_LINE = 8
+"""Widths, in heights, from which a line recognition gave up on is read again in halves."""
+
 GLYPH_SIZE = 0.8
 """A detected line box's height, times this, is the font size its text is taken to have:
 detection pads the box around the glyphs."""
@@ -85,10 +91,44 @@ class OcrEngine:
         self._lock = threading.Lock()
 
     def read(self, image: npt.NDArray[np.uint8]) -> list[OcrLine]:
-        """Returns the lines found on the image (gray or RGB), in the engine's order."""
+        """Returns the lines found on the gray image, in the engine's order.
+
+        A long line that recognition reads as nothing, or as noise, is read again in two
+        halves: the model gives up on some full-width lines of dense text.
+        """
         with self._lock:
-            found, _ = self._ocr(image, return_word_box=True, text_score=MIN_SCORE)
-        return [line for item in found or () if (line := _line(item)) is not None]
+            items = self._recognise(image, 0, 0)
+            found = []
+            for item in items:
+                if float(item[2]) >= MIN_SCORE:
+                    found.append(item)
+                else:
+                    found.extend(self._halves(image, _bounds(item[0])))
+        return [line for item in found if (line := _line(item)) is not None]
+
+    def _recognise(self, image: npt.NDArray[np.uint8], dx: float, dy: float) -> list[list[Any]]:
+        """Returns RapidOCR's items for the image, moved by (dx, dy), low scores kept."""
+        found, _ = self._ocr(image, return_word_box=True, text_score=0.0)
+        return [_moved(item, dx, dy) for item in found or ()]
+
+    def _halves(self, image: npt.NDArray[np.uint8], box: Rect) -> list[list[Any]]:
+        """Returns what recognition reads on each half of a long line's box, cut at its
+        lightest column near the middle, each half on a white margin as detection wants."""
+        x0, y0, x1, y1 = (round(value) for value in box)
+        x0, y0 = max(x0, 0), max(y0, 0)
+        height = y1 - y0
+        if height <= 0 or x1 - x0 < LONG_LINE * height:
+            return []
+        crop = image[y0:y1, x0:x1]
+        width = crop.shape[1]
+        middle = slice(int(0.4 * width), int(0.6 * width))
+        cut = middle.start + int(np.argmax(crop[:, middle].astype(np.int32).sum(axis=0)))
+        found = []
+        for start, end in ((0, cut), (cut, width)):
+            half = np.pad(crop[:, start:end], height, constant_values=255)
+            items = self._recognise(half, x0 + start - height, y0 - height)
+            found += [item for item in items if float(item[2]) >= MIN_SCORE]
+        return found
 
 
 @cache
@@ -108,6 +148,18 @@ class OcrPolicy:
     """Says whether a page's text reads like a poor OCR layer (app.chunking.flags)."""
     on_page: Callable[[int], None] | None = None
     """Told the number of each page read by OCR, as it is read."""
+
+
+def _moved(item: list[Any], dx: float, dy: float) -> list[Any]:
+    """Returns a RapidOCR item, its line quad and character quads moved by (dx, dy)."""
+
+    def move(quad: Sequence[Sequence[float]]) -> list[list[float]]:
+        return [[float(point[0]) + dx, float(point[1]) + dy] for point in quad]
+
+    moved = [move(item[0]), *item[1:]]
+    if len(moved) > 3:
+        moved[3] = [move(quad) for quad in moved[3]]
+    return moved
 
 
 def _line(item: list[Any]) -> OcrLine | None:
@@ -160,9 +212,12 @@ def _spaced(chars: list[str], boxes: list[Rect]) -> tuple[list[str], list[Rect]]
 
 
 _LETTERS = re.compile(r"[A-Za-z]{2,}")
-_RUN_ON_PUNCTUATION = re.compile(r"(?<=[a-z]{2})[,;:](?=[A-Za-z])|(?<=[a-z]{2})[.!?](?=[A-Z][a-z])")
-"""Punctuation after a word of two letters or more with a word right after it: "Jim,was",
-"bananas.This". Abbreviations ("e.g.", "U.S.") and numbers ("3.14") are left alone."""
+_RUN_ON_PUNCTUATION = re.compile(
+    r"(?<=[a-z]{2})[,;:](?=[A-Za-z])|(?<=[a-z]{2})[.!?](?=[A-Z][a-z])|(?<=\b\d)\.(?=[A-Z][a-z])"
+)
+"""Punctuation after a word of two letters or more, or after a list number, with a word right
+after it: "Jim,was", "bananas.This", "2.The". Abbreviations ("e.g.", "U.S.") and numbers
+("3.14") are left alone."""
 
 
 def _joined(chars: list[str], boxes: list[Rect]) -> tuple[list[str], list[Rect]]:
@@ -172,7 +227,7 @@ def _joined(chars: list[str], boxes: list[Rect]) -> tuple[list[str], list[Rect]]
     cuts: set[int] = set()
     index = 0
     while index < len(pieces):
-        for count in (3, 2):
+        for count in (4, 3, 2):
             group = pieces[index : index + count]
             if len(group) == count and _cut_word(group):
                 cuts.update(piece.end() for piece in group[:-1])
@@ -188,8 +243,10 @@ def _cut_word(group: list[re.Match[str]]) -> bool:
     if any(b.start() != a.end() + 1 for a, b in itertools.pairwise(group)):
         return False
     words = [piece.group().lower() for piece in group]
-    known = _WORDS.__contains__
-    return known("".join(words)) and any(len(w) >= 2 and not known(w) for w in words)
+    joined = "".join(words)
+    if joined not in _WORDS or len(joined) < MIN_JOINED_LETTERS:
+        return False
+    return any(word not in _WORDS or (len(word) == 1 and word != "a") for word in words)
 
 
 _PIECE = re.compile(r"(?<![A-Za-z])[A-Za-z][a-z]*(?![A-Za-z])")

@@ -499,7 +499,7 @@ def check_text_layer(pages: Sequence[PageLines]) -> None:
         scanned = sum(page_needs_ocr(page) for page in sparse)
         raise NoTextLayer(
             f"{len(sparse)} of {len(pages)} pages have no text layer "
-            f"({scanned} look scanned); run OCR on the PDF first"
+            f"({scanned} look scanned) and OCR, unless it is off, read none on them"
         )
 
 
