@@ -188,7 +188,7 @@ def _spaced(chars: list[str], boxes: list[Rect]) -> tuple[list[str], list[Rect]]
     ("makesastepinthedirection") and after punctuation ("bananas.This", "Jim,was"), and cuts
     some long words ("re velat ions"). A run of letters splits where an English word list
     says it is several words (wordninja, by word frequencies); punctuation is followed by a
-    space when a word ends before it and another starts after it; two or three pieces join
+    space when a word ends before it and another starts after it; two to four pieces join
     when together they are a word and one of them is none.
     """
     chars, boxes = _joined(chars, boxes)

@@ -31,8 +31,8 @@ pytestmark = pytest.mark.corpus
 
 BOOK = "scan_huckfinn_multipage.pdf"
 NOISY = "ocrnoisy_zh_pr-136-example.pdf"
-RENDERED = ("R-intro.pdf", (10, 11))
-"""Two pages of running text, headings and a code sample among them, rendered at SCAN_DPI."""
+RENDERED = ("R-intro.pdf", (10,))
+"""A page of running text, headings and commands among it, rendered at SCAN_DPI."""
 SCAN_DPI = 150
 
 
@@ -95,7 +95,7 @@ def test_rendered_pages_read_by_ocr_as_their_text_layer(
 ) -> None:
     name, numbers = RENDERED
     pages = stored_pages(ocr_runtime, rendered.document.id)
-    assert [page.page_number for page in pages] == [1, 2]
+    assert [page.page_number for page in pages] == list(range(1, len(numbers) + 1))
     assert all(page.from_ocr and page.ocr_confidence > 0.9 for page in pages)
     with pymupdf.open(corpus_path("docs", name)) as born:
         truth = "\n".join(extract_page(born[number - 1]).text for number in numbers)
