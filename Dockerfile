@@ -10,13 +10,17 @@ COPY pyproject.toml README.md alembic.ini ./
 COPY app ./app
 COPY alembic ./alembic
 RUN /opt/citelock/bin/pip install . \
-    && /opt/citelock/bin/python -c "from app.config import Settings; from app.retrieval.embedder import load_embedder; load_embedder(Settings(_env_file=None)).embed_batch(['warm'])"
+    && /opt/citelock/bin/python -c "from app.core.config import Settings; from app.embedding.embedder import load_embedder; load_embedder(Settings(_env_file=None)).embed_batch(['warm'])"
 
 FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 \
     PATH=/opt/citelock/bin:$PATH \
     CITELOCK_DATA_DIR=/var/lib/citelock \
     LOG_FORMAT=json
+# OCR's OpenCV (opencv-python, pulled by rapidocr-onnxruntime) loads libGL and GLib.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends libgl1 libglib2.0-0 \
+    && rm -rf /var/lib/apt/lists/*
 RUN useradd --system --uid 10001 --home-dir /var/lib/citelock --create-home citelock
 COPY --from=build /opt/citelock /opt/citelock
 USER citelock

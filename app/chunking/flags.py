@@ -2,19 +2,19 @@
 
 FURNITURE (page headers, footers and numbers) is set by chunking, REFERENCES by
 `app.chunking.references`, and OCR_NOISE here: a chunk whose text reads like a poor OCR
-layer, judged token by token.
+layer, judged token by token; OCR too: a chunk on a page that citelock read by OCR.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from app.chunking.furniture import FURNITURE
 from app.chunking.references import REFERENCES, flag_references
-from app.core.chunks import INDEX, LIST_OF_FIGURES, STRUCTURE_FLAGS, TOC, ChunkDraft
+from app.core.chunks import INDEX, LIST_OF_FIGURES, OCR, STRUCTURE_FLAGS, TOC, ChunkDraft
 
 OCR_NOISE = "ocr_noise"
 """The flag of a chunk whose text is too noisy to quote: a poor OCR layer."""
@@ -32,11 +32,13 @@ __all__ = [
     "FURNITURE",
     "INDEX",
     "LIST_OF_FIGURES",
+    "OCR",
     "OCR_NOISE",
     "REFERENCES",
     "STRUCTURE_FLAGS",
     "TOC",
     "flag_chunks",
+    "flag_ocr",
     "flag_ocr_noise",
     "flag_structure",
     "ocr_noise_score",
@@ -75,14 +77,27 @@ def flag_chunks(
     *,
     references: Sequence[tuple[int, int]],
     structure: Mapping[int, str] | None = None,
+    ocr_pages: Collection[int] = (),
 ) -> list[ChunkDraft]:
-    """Returns the chunks with REFERENCES, OCR_NOISE and the structure flags (TOC, INDEX,
-    LIST_OF_FIGURES) added to the flags of those they fit.
+    """Returns the chunks with REFERENCES, OCR_NOISE, the structure flags (TOC, INDEX,
+    LIST_OF_FIGURES) and OCR added to the flags of those they fit.
 
     `references` are the document's reference sections, from `reference_sections`;
-    `structure` its structure pages, from `structure_pages`.
+    `structure` its structure pages, from `structure_pages`; `ocr_pages` the numbers of the
+    pages read by OCR.
     """
-    return flag_structure(flag_ocr_noise(flag_references(chunks, references)), structure or {})
+    flagged = flag_structure(flag_ocr_noise(flag_references(chunks, references)), structure or {})
+    return flag_ocr(flagged, ocr_pages) if ocr_pages else flagged
+
+
+def flag_ocr(chunks: Sequence[ChunkDraft], ocr_pages: Collection[int]) -> list[ChunkDraft]:
+    """Returns the chunks, those lying on any of `ocr_pages` flagged OCR."""
+    return [
+        replace(chunk, flags=(*chunk.flags, OCR))
+        if any(page in ocr_pages for page in range(chunk.page_start, chunk.page_end + 1))
+        else chunk
+        for chunk in chunks
+    ]
 
 
 def flag_structure(chunks: Sequence[ChunkDraft], structure: Mapping[int, str]) -> list[ChunkDraft]:

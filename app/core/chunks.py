@@ -17,6 +17,8 @@ INDEX = "index"
 LIST_OF_FIGURES = "list_of_figures"
 STRUCTURE_FLAGS = (TOC, INDEX, LIST_OF_FIGURES)
 """The flags of chunks on pages that only point elsewhere (app.chunking.structure)."""
+OCR = "ocr"
+"""The flag of a chunk whose text, on some page of it, was read by OCR."""
 
 
 @dataclass(frozen=True, kw_only=True)

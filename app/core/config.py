@@ -84,6 +84,12 @@ class Settings(BaseSettings):
     worker_stalled_seconds: float = Field(default=30.0, gt=0)
     worker_poll_seconds: float = Field(default=2.0, gt=0)
     max_pages: int = Field(default=2000, ge=1)
+    ocr: Literal["auto", "off", "force"] = Field(
+        default="auto",
+        description="Read pages by OCR: auto (pages without a usable text layer), off, force.",
+    )
+    ocr_dpi: int = Field(default=200, ge=72, le=600)
+    ocr_threads: int = Field(default=0, ge=0, le=256, description="0: onnxruntime's default.")
     ingest_concurrency: int = Field(
         default=0, ge=0, description="Uploads ingested at once per process; 0: one per core."
     )

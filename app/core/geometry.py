@@ -93,6 +93,7 @@ def page_lines(page: PageText) -> PageLines:
             )
         ).astype(np.float32),
         image_coverage=page.image_coverage,
+        ocr_confidence=page.ocr_confidence,
     )
 
 

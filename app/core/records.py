@@ -41,6 +41,8 @@ class PageText:
     char_boxes: npt.NDArray[np.float32]
     line_ids: npt.NDArray[np.int32]
     image_coverage: float = 0.0
+    ocr_confidence: float | None = None
+    """The mean recognition confidence of a page read by OCR; None for a text layer's page."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,6 +65,7 @@ class PageLines:
     line_glyphs: npt.NDArray[np.int32]
     line_boxes: npt.NDArray[np.float32]
     image_coverage: float = 0.0
+    ocr_confidence: float | None = None
 
     def line_texts(self) -> list[str]:
         """Returns the text of each line, its whitespace collapsed."""

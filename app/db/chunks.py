@@ -41,6 +41,8 @@ def page_row(document_id: Any, page: PageText) -> dict[str, Any]:
         "height": page.height,
         "char_boxes": page.char_boxes.astype(np.float32).tobytes(),
         "line_ids": page.line_ids.astype(np.int32).tobytes(),
+        "from_ocr": page.ocr_confidence is not None,
+        "ocr_confidence": page.ocr_confidence,
     }
 
 

@@ -85,6 +85,10 @@ class Page(Base):
     """float32 (len(text), 4), row-major: the box of each character of `text`."""
     line_ids: Mapped[bytes] = mapped_column(LargeBinary)
     """int32 (len(text),): the visual line of each character, -1 for inserted separators."""
+    from_ocr: Mapped[bool] = mapped_column(Boolean, default=False, server_default="false")
+    """Whether `text` is what OCR read on the page, not its text layer."""
+    ocr_confidence: Mapped[float | None] = mapped_column(Float)
+    """The mean recognition confidence of the page's characters, when OCR read it."""
 
 
 class Chunk(Base):

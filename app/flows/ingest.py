@@ -40,13 +40,15 @@ from app.flows.ingest_stages import (
     finish_document,
     ingest_limits,
     new_document,
+    ocr_policy,
     page_batches,
     read_pdf,
 )
 from app.flows.runtime import Runtime
 from app.jobs.queue import defer_ingestion
 from app.pdf.limits import Deadline, IngestLimits, check_page_count
-from app.pdf.reader import decrypted_copy, open_pdf, page_count
+from app.pdf.ocr import OcrMode, OcrPolicy
+from app.pdf.reader import decrypted_copy, open_pdf, page_count, pages_without_text
 from app.pdf.spill import box_spill
 from app.pdf.uploads import spooled_upload
 
@@ -97,8 +99,23 @@ def ingest_upload(
         raise
 
 
-def runs_in_background(pages: int, meta: DocumentMeta, settings: Settings) -> bool:
-    return meta.password is None and pages > settings.background_page_threshold
+OCR_PAGE_COST = 10
+"""Pages of a text layer that reading one page by OCR costs as much time as, roughly: a
+6-page scan goes to a worker, as a 60-page book would."""
+
+
+def runs_in_background(
+    pdf: pymupdf.Document, pages: int, meta: DocumentMeta, settings: Settings
+) -> bool:
+    """Says whether the upload is queued: past the page threshold, each page that OCR will
+    read weighing OCR_PAGE_COST pages. One with a password never is."""
+    threshold = settings.background_page_threshold
+    if meta.password is not None or pages <= threshold // OCR_PAGE_COST:
+        return False
+    if pages > threshold or settings.ocr == OcrMode.off:
+        return pages > threshold
+    scans = pages if settings.ocr == OcrMode.force else pages_without_text(pdf)
+    return pages + (OCR_PAGE_COST - 1) * scans > threshold
 
 
 def ingest_document(
@@ -120,7 +137,7 @@ def ingest_document(
     with runtime.ingest_slots, open_pdf(path, meta.password) as pdf:
         pages = page_count(pdf)
         check_page_count(pages, settings.max_pages)
-        if not runs_in_background(pages, meta, settings):
+        if not runs_in_background(pdf, pages, meta, settings):
             result = ingest_in_turn(path, meta, runtime=runtime, pdf=pdf)
             if on_progress is not None:
                 on_progress(result.document.page_count, result.document.page_count)
@@ -163,6 +180,7 @@ def ingest_in_turn(
             batch_pages=runtime.settings.ingest_batch_pages,
             scratch=runtime.settings.uploads_dir,
             pdf=pdf,
+            ocr=ocr_policy(runtime.settings),
         )
     finally:
         release_free_memory()
@@ -182,6 +200,7 @@ def ingest_pdf(
     batch_pages: int,
     scratch: Path,
     pdf: pymupdf.Document | None = None,
+    ocr: OcrPolicy | None = None,
 ) -> IngestResult:
     """Returns the stored document, new or (same bytes in the same collection) the existing one.
 
@@ -190,7 +209,7 @@ def ingest_pdf(
     they are chunked and embedded: a failure at any point leaves no row behind. A PDF over
     `limits.max_pages`, or still unprocessed after `limits.timeout_seconds`, is refused.
     The pages' character boxes wait in an unnamed file in `scratch` meanwhile. `pdf` is the
-    file already opened, if the caller has it open.
+    file already opened, if the caller has it open; `ocr` says which pages OCR reads.
     """
     deadline = Deadline(limits.timeout_seconds)
     sha256 = file_sha256(path)
@@ -202,7 +221,7 @@ def ingest_pdf(
     timings = StageTimings()
     with box_spill(scratch) as spill:
         with timings.measure("extract"), opened(pdf, path, meta.password) as opened_pdf:
-            extracted = read_pdf(opened_pdf, limits=limits, deadline=deadline, spill=spill)
+            extracted = read_pdf(opened_pdf, limits=limits, deadline=deadline, spill=spill, ocr=ocr)
             decrypted = decrypted_copy(opened_pdf)
         name = document_name(extracted, meta.filename, meta.title)
         batches = page_batches(

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import Engine, delete, select, text, update
+from sqlalchemy import Engine, delete, func, select, text, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -31,11 +31,13 @@ from app.flows.ingest_stages import (
     document_name,
     finish_document,
     ingest_limits,
+    ocr_policy,
     page_batches,
     read_pdf,
 )
 from app.flows.runtime import Runtime
 from app.pdf.limits import Deadline, IngestLimits
+from app.pdf.ocr import OcrPolicy
 from app.pdf.reader import open_pdf
 from app.pdf.spill import BoxSpill, box_spill
 from app.pdf.uploads import spooled_upload, title_from_filename
@@ -174,6 +176,9 @@ def ingest_queued_document(
             uploads=runtime.settings.uploads_dir,
             limits=ingest_limits(runtime.settings),
             spill=spill,
+            ocr=ocr_policy(
+                runtime.settings, on_page=lambda page: store_pages_read(sessions, job_id, page)
+            ),
         )
         name = document_name(extracted, filename, given)
         for batch in page_batches(
@@ -217,11 +222,12 @@ def read_stored_pdf(
     uploads: Path,
     limits: IngestLimits,
     spill: BoxSpill,
+    ocr: OcrPolicy | None = None,
 ) -> ExtractedDocument[PageLines]:
     """Returns the pages and outline of the document's stored PDF, its character boxes left
     in `spill`; its bytes are let go on return, not held through the ingestion. The page
     limit and the time limit apply to this reading; the batches after it are the queue's to
-    pace (a worker that stalls is noticed by its heartbeat)."""
+    pace (a worker that stalls is noticed by its heartbeat). `ocr` says which pages OCR reads."""
     with sessions() as session:
         content = session.scalar(
             select(DocumentFile.content).where(DocumentFile.document_id == document_id)
@@ -230,7 +236,7 @@ def read_stored_pdf(
     with spooled_upload(io.BytesIO(content), directory=uploads, max_bytes=len(content)) as path:
         deadline = Deadline(limits.timeout_seconds)
         with open_pdf(path) as pdf:
-            return read_pdf(pdf, limits=limits, deadline=deadline, spill=spill)
+            return read_pdf(pdf, limits=limits, deadline=deadline, spill=spill, ocr=ocr)
 
 
 def store_progress(
@@ -242,5 +248,16 @@ def store_progress(
         session.execute(
             update(IngestJob)
             .where(IngestJob.id == job_id)
-            .values(pages_done=batch.last, chunks_done=IngestJob.chunks_done + len(batch.chunks))
+            .values(
+                pages_done=func.greatest(IngestJob.pages_done, batch.last),
+                chunks_done=IngestJob.chunks_done + len(batch.chunks),
+            )
         )
+
+
+def store_pages_read(sessions: sessionmaker[Session], job_id: uuid.UUID, page: int) -> None:
+    """Stores, as the job's progress, that OCR has read up to `page`: OCR is the slow part of
+    a scan, and all of it comes before the first batch is stored. The batches that follow
+    never take the count back."""
+    with sessions.begin() as session:
+        session.execute(update(IngestJob).where(IngestJob.id == job_id).values(pages_done=page))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +23,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from app.chunking.chunker import CountTokens, DocumentChunker
-from app.chunking.flags import flag_chunks
+from app.chunking.flags import OCR_NOISE_THRESHOLD, flag_chunks, ocr_noise_score
 from app.chunking.furniture import find_furniture
 from app.chunking.headers import document_label, document_title
 from app.chunking.references import reference_sections
@@ -38,6 +38,7 @@ from app.db.terms import store_document_terms
 from app.embedding.embedder import Embedder, embed_texts
 from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
+from app.pdf.ocr import OcrMode, OcrPolicy, load_engine
 from app.pdf.reader import check_text_layer, extract_document_as
 from app.pdf.spill import BoxSpill
 from app.pdf.uploads import title_from_filename
@@ -99,6 +100,23 @@ def ingest_limits(settings: Settings) -> IngestLimits:
     )
 
 
+def ocr_policy(settings: Settings, on_page: Callable[[int], None] | None = None) -> OcrPolicy:
+    """Returns how pages are read by OCR, as set; `on_page` is told each page so read."""
+    threads = settings.ocr_threads
+    return OcrPolicy(
+        mode=OcrMode(settings.ocr),
+        dpi=settings.ocr_dpi,
+        engine=lambda: load_engine(threads),
+        is_noise=is_ocr_noise,
+        on_page=on_page,
+    )
+
+
+def is_ocr_noise(text: str) -> bool:
+    """Says whether a page's text reads like a poor OCR layer, as a chunk's would be flagged."""
+    return ocr_noise_score(text) >= OCR_NOISE_THRESHOLD
+
+
 def file_sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as stream:
@@ -119,14 +137,19 @@ def read_pdf(
     limits: IngestLimits,
     deadline: Deadline,
     spill: BoxSpill,
+    ocr: OcrPolicy | None = None,
 ) -> ExtractedDocument[PageLines]:
     """Returns the opened document's pages as lines, their character boxes left in `spill`,
-    and its outline; raises the upload errors for unusable files.
+    and its outline; raises the upload errors for unusable files. Pages are read by OCR as
+    `ocr` says (not at all without it).
 
-    A PDF without a text layer is refused unless it carries the reader's annotations: those
-    are the reader's own work, kept and listed, though no passage of it can be retrieved.
+    A PDF without a text layer, where OCR found none either, is refused unless it carries the
+    reader's annotations: those are the reader's own work, kept and listed, though no passage
+    of it can be retrieved.
     """
-    extracted = extract_document_as(pdf, spill.keep, max_pages=limits.max_pages, deadline=deadline)
+    extracted = extract_document_as(
+        pdf, spill.keep, max_pages=limits.max_pages, deadline=deadline, ocr=ocr
+    )
     if not extracted.annotations:
         check_text_layer(extracted.pages)
     return extracted
@@ -156,6 +179,7 @@ def page_batches(
         # query time never drops the body text a chunk would otherwise have shared with them.
         references = reference_sections(extracted.pages, extracted.toc)
         structure = structure_pages(extracted.pages)
+        ocr_pages = {page.number for page in extracted.pages if page.ocr_confidence is not None}
         chunker = DocumentChunker(
             extracted.toc,
             max_tokens=chunking.max_tokens,
@@ -174,7 +198,12 @@ def page_batches(
         with timings.measure("extract"):
             window = spill.window(extracted.pages, first=first, last=last)
         with timings.measure("chunk"):
-            drafts = flag_chunks(chunker.chunk(window), references=references, structure=structure)
+            drafts = flag_chunks(
+                chunker.chunk(window),
+                references=references,
+                structure=structure,
+                ocr_pages=ocr_pages,
+            )
             pages = {page.number: page for page in window.pages}
             unembedded += [PlacedChunk(draft, chunk_rects(draft, pages)) for draft in drafts]
         # Whole groups of EMBED_GROUP chunks are embedded and the rest waits for the next

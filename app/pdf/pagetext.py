@@ -25,16 +25,18 @@ EMPTY_WIDTH = 1e-3
 """Points below which a glyph box has no width: how MuPDF marks a ligature's later letters."""
 
 
-def make_fragment(block: int, glyphs: Iterable[tuple[str, Rect]], size: float) -> Fragment | None:
+def make_fragment(
+    block: int, glyphs: Iterable[tuple[str, Rect]], size: float, *, fill_gaps: bool = True
+) -> Fragment | None:
     """Returns the fragment of these glyphs, or None when no visible character is left.
 
     Control and format characters are dropped (a soft hyphen survives: it may end a line),
-    every kind of whitespace becomes one " ", and a space with no box is inserted where
-    the glyphs leave a word-wide gap that PyMuPDF did not fill.
+    every kind of whitespace becomes one " ", and, with `fill_gaps`, a space with no box is
+    inserted where the glyphs leave a word-wide gap that PyMuPDF did not fill.
     """
     chars: list[str] = []
     boxes: list[Box] = []
-    word_gap = WORD_GAP * size
+    word_gap = WORD_GAP * size if fill_gaps else float("inf")
     right = 0.0
     empty_boxes = False
     for char, box in glyphs:

@@ -8,6 +8,7 @@ Reading order (`app.pdf.layout`) and text assembly (`app.pdf.pagetext`) know not
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from app.core.records import (
 )
 from app.pdf.layout import Fragment, reading_order
 from app.pdf.limits import Deadline, check_page_count
+from app.pdf.ocr import OcrMode, OcrPolicy, ocr_page_text
 from app.pdf.pagetext import compose_text, make_fragment
 
 TEXT_FLAGS = pymupdf.TEXT_MEDIABOX_CLIP
@@ -53,6 +55,21 @@ MIN_PAGE_CHARS = 16
 
 SCANNED_COVERAGE = 0.5
 """Share of the page covered by images above which a page without text looks scanned."""
+
+SPARSE_CHARS = 200
+"""Visible characters a page wholly covered by images has at least when its text layer is the
+text of those images. A scanned page of text holds thousands; the scanned Huckleberry Finn
+page with a stamp of text has 77, the least text beside a figure on the shared corpus's
+born-digital pages is 219 over half a page of image."""
+
+GARBLED_SHARE = 0.25
+"""Share of a text layer's glyphs that are control or replacement characters from which it is
+garbage: a font whose encoding gives no Unicode for its letters, which every viewer shows as
+gibberish too."""
+
+MAX_OCR_SIDE = 2000
+"""Pixels on the longer side of a page rendered for OCR: the engine shrinks larger images to
+this before detection anyway, so rendering more would only cost memory."""
 
 COVERAGE_GRID = 64
 """Cells per side of the grid on which image rectangles are unioned."""
@@ -138,10 +155,16 @@ def page_count(doc: pymupdf.Document) -> int:
 
 
 def extract_document(
-    doc: pymupdf.Document, *, max_pages: int | None = None, deadline: Deadline | None = None
+    doc: pymupdf.Document,
+    *,
+    max_pages: int | None = None,
+    deadline: Deadline | None = None,
+    ocr: OcrPolicy | None = None,
 ) -> ExtractedDocument[PageText]:
     """Returns every page's text (numbered from 1), the outline and the metadata title."""
-    return extract_document_as(doc, lambda page: page, max_pages=max_pages, deadline=deadline)
+    return extract_document_as(
+        doc, lambda page: page, max_pages=max_pages, deadline=deadline, ocr=ocr
+    )
 
 
 def extract_document_as(
@@ -150,17 +173,19 @@ def extract_document_as(
     *,
     max_pages: int | None = None,
     deadline: Deadline | None = None,
+    ocr: OcrPolicy | None = None,
 ) -> ExtractedDocument[PageT]:
     """Returns what `keep` makes of every page's text, the outline and the metadata title.
 
     Each page is handed to `keep` as soon as it is read, so only what `keep` returns is
     held for the whole document. Raises TooManyPages past `max_pages` before reading any
-    page, and IngestTimeout when `deadline` passes between two pages.
+    page, and IngestTimeout when `deadline` passes between two pages. Pages are read by OCR
+    as `ocr` says; without it, only their text layers are read.
     """
     if max_pages is not None:
         check_page_count(page_count(doc), max_pages)
     try:
-        pages = _extract_pages(doc, keep, deadline)
+        pages = _extract_pages(doc, keep, deadline, ocr)
     except _MUPDF_ERRORS as exc:
         raise CorruptPdf(f"the PDF's content cannot be read: {exc}") from exc
     try:
@@ -177,7 +202,10 @@ def extract_document_as(
 
 
 def _extract_pages(
-    doc: pymupdf.Document, keep: Callable[[PageText], PageT], deadline: Deadline | None
+    doc: pymupdf.Document,
+    keep: Callable[[PageText], PageT],
+    deadline: Deadline | None,
+    ocr: OcrPolicy | None,
 ) -> list[PageT]:
     # A function of its own so that no page object outlives it: reading the annotations
     # later reloads pages, which PyMuPDF refuses while another reference holds one.
@@ -185,13 +213,77 @@ def _extract_pages(
     for page in doc.pages():
         if deadline is not None:
             deadline.check(f"reading page {page.number + 1}")
-        pages.append(keep(extract_page(page)))
+        pages.append(keep(extract_page(page, ocr)))
     return pages
 
 
-def extract_page(page: pymupdf.Page) -> PageText:
-    """Returns the page's text in reading order with one box and one line id per character."""
+def extract_page(page: pymupdf.Page, ocr: OcrPolicy | None = None) -> PageText:
+    """Returns the page's text in reading order with one box and one line id per character:
+    its text layer's, or what OCR reads on it when `ocr` wants it read so and finds text."""
     raw = page.get_textpage(flags=TEXT_FLAGS).extractRAWDICT()
+    layer = _text_layer(page, raw)
+    if ocr is None or not _wants_ocr(layer, raw, ocr):
+        return layer
+    read = _read_by_ocr(page, ocr, layer.image_coverage)
+    if not _visible_chars(read):
+        return layer
+    if ocr.on_page is not None:
+        ocr.on_page(read.number)
+    return read
+
+
+def _wants_ocr(layer: PageText, raw: dict[str, Any], ocr: OcrPolicy) -> bool:
+    """Says whether the page is to be read by OCR: always when forced; in auto, when it is
+    mostly image with too little text for it, when its text layer is garbage (control
+    characters for letters), or when a scanner's text layer over the image reads as noise."""
+    if ocr.mode is not OcrMode.auto:
+        return ocr.mode is OcrMode.force
+    scanned = layer.image_coverage >= SCANNED_COVERAGE
+    if scanned and _visible_chars(layer) < SPARSE_CHARS * layer.image_coverage:
+        return True
+    return _garbled_share(raw) >= GARBLED_SHARE or (scanned and ocr.is_noise(layer.text))
+
+
+def _garbled_share(raw: dict[str, Any]) -> float:
+    """Returns the share of the page's visible glyphs that are control or replacement
+    characters: glyphs whose font says nothing of the letters they are."""
+    glyphs: list[str] = [
+        char["c"]
+        for block in raw["blocks"]
+        for line in block.get("lines", ())
+        for span in line["spans"]
+        for char in span["chars"]
+        if not char["c"].isspace()
+    ]
+    if len(glyphs) < MIN_PAGE_CHARS:
+        return 0.0
+    unknown = sum(char == "\ufffd" or unicodedata.category(char) == "Cc" for char in glyphs)
+    return unknown / len(glyphs)
+
+
+def _read_by_ocr(page: pymupdf.Page, ocr: OcrPolicy, image_coverage: float) -> PageText:
+    """Returns the page as OCR reads it on a rendering at `ocr.dpi` (less for a large page)."""
+    width, height = page.rect.width, page.rect.height
+    zoom = min(ocr.dpi / 72, MAX_OCR_SIDE / max(width, height, 1.0))
+    pixmap = page.get_pixmap(
+        matrix=(zoom, 0, 0, zoom, 0, 0), colorspace=pymupdf.csGRAY, alpha=False
+    )
+    image = np.frombuffer(pixmap.samples_mv, dtype=np.uint8).reshape(pixmap.height, pixmap.stride)[
+        :, : pixmap.width
+    ]
+    lines = ocr.engine().read(np.ascontiguousarray(image))
+    return ocr_page_text(
+        lines,
+        number=page.number + 1,
+        width=width,
+        height=height,
+        scale=width / pixmap.width,
+        image_coverage=image_coverage,
+    )
+
+
+def _text_layer(page: pymupdf.Page, raw: dict[str, Any]) -> PageText:
+    """Returns the page's text layer in reading order."""
     # PyMuPDF reads text on the unrotated page; citelock reads it as shown, like the renders.
     turn = page.rotation_matrix if page.rotation else None
     upright, rotated = _fragments(raw["blocks"], turn)
@@ -407,11 +499,23 @@ def check_text_layer(pages: Sequence[PageLines]) -> None:
         scanned = sum(page_needs_ocr(page) for page in sparse)
         raise NoTextLayer(
             f"{len(sparse)} of {len(pages)} pages have no text layer "
-            f"({scanned} look scanned); run OCR on the PDF first"
+            f"({scanned} look scanned) and OCR, unless it is off, read none on them"
         )
 
 
-def _visible_chars(page: PageLines) -> int:
+def pages_without_text(doc: pymupdf.Document) -> int:
+    """Returns how many pages have next to no text layer: a quick count, before reading."""
+    try:
+        return sum(
+            len("".join(page.get_text(flags=TEXT_FLAGS).split()))  # type: ignore[no-untyped-call]
+            < MIN_PAGE_CHARS
+            for page in doc.pages()
+        )
+    except _MUPDF_ERRORS as exc:
+        raise CorruptPdf(f"the PDF's content cannot be read: {exc}") from exc
+
+
+def _visible_chars(page: PageLines | PageText) -> int:
     return len("".join(page.text.split()))
 
 

@@ -62,6 +62,7 @@ class BoxSpill:
             char_boxes=np.frombuffer(data, np.float32, count * 4).reshape(count, 4),
             line_ids=np.frombuffer(data, np.int32, count, offset=count * BOX_BYTES),
             image_coverage=lines.image_coverage,
+            ocr_confidence=lines.ocr_confidence,
         )
 
     def window(self, pages: Sequence[PageLines], *, first: int, last: int) -> PageWindow:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from pathlib import Path
 
@@ -11,7 +12,7 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
-from tests.helpers.clients import TABLES, row_counts, upload
+from tests.helpers.clients import TABLES, client_for, row_counts, upload
 from tests.helpers.corpus import corpus_path
 from tests.helpers.pdfs import HEADINGS
 
@@ -186,9 +187,19 @@ def test_upload_encrypted_pdf_with_password(client: TestClient) -> None:
     assert response.json()["page_count"] == 4
 
 
-def test_upload_scanned_pdf_has_no_text_layer(client: TestClient) -> None:
+def test_upload_scanned_pdf_is_read_by_ocr_in_the_background(client: TestClient) -> None:
     pdf = corpus_path("docs", "scan_huckfinn_multipage.pdf").read_bytes()
-    assert upload(client, pdf).json()["code"] == "no_text_layer"
+    response = upload(client, pdf)
+    # Six pages to read by OCR weigh as sixty of text: past the threshold, a worker's job.
+    assert response.status_code == 202, response.text
+    assert response.json()["status"] == "processing"
+
+
+def test_upload_scanned_pdf_without_ocr_has_no_text_layer(runtime: Runtime) -> None:
+    settings = runtime.settings.model_copy(update={"ocr": "off"})
+    pdf = corpus_path("docs", "scan_huckfinn_multipage.pdf").read_bytes()
+    with client_for(dataclasses.replace(runtime, settings=settings)) as client:
+        assert upload(client, pdf).json()["code"] == "no_text_layer"
 
 
 def test_upload_non_pdf_is_415(client: TestClient, runtime: Runtime) -> None:

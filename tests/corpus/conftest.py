@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import pytest
@@ -17,7 +18,11 @@ def ingested_docs(open_test_runtime: Callable[[str], Runtime]) -> IngestedCorpus
     folder = SHARED_CORPUS / "docs"
     if not folder.is_dir():
         pytest.skip(f"shared corpus not found at {folder} (it sits beside the repository)")
-    corpus = IngestedCorpus(open_test_runtime("citelock_corpus"))
+    # OCR off: reading the scans would double the fixture's time, and the noisy sample keeps
+    # the scanner's text layer that the flag tests expect.
+    runtime = open_test_runtime("citelock_corpus")
+    off = runtime.settings.model_copy(update={"ocr": "off"})
+    corpus = IngestedCorpus(dataclasses.replace(runtime, settings=off))
     for path in sorted(folder.glob("*.pdf")):
         try:
             corpus.documents[path.name] = ingest_file(

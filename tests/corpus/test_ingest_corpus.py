@@ -8,7 +8,7 @@ import sqlalchemy as sa
 from tests.helpers.corpus import SCANS, IngestedCorpus
 
 
-def test_text_pdfs_ingest_and_scans_are_refused(ingested_docs: IngestedCorpus) -> None:
+def test_text_pdfs_ingest_and_scans_are_refused_without_ocr(ingested_docs: IngestedCorpus) -> None:
     assert ingested_docs.refused == dict.fromkeys(SCANS, "no_text_layer")
     assert len(ingested_docs.documents) >= 9
     for name, result in ingested_docs.documents.items():

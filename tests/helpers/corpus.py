@@ -23,7 +23,8 @@ def corpus_path(*parts: str) -> Path:
 
 
 SCANS = {"scan_huckfinn_multipage.pdf"}
-"""Image-only documents: refused with no_text_layer until OCR exists."""
+"""Image-only documents: refused with no_text_layer when OCR is off, as it is for the corpus
+ingested once per run (OCR of scans is tested on its own, tests/corpus/test_ocr_corpus.py)."""
 
 
 @dataclass

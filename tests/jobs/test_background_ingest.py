@@ -9,7 +9,9 @@ import uuid
 import pymupdf
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
+from rapidfuzz import fuzz
 
+from app.chunking.flags import OCR
 from app.flows.ingest_job import run_ingest_job, store_progress
 from app.flows.ingest_stages import chunking_params, ingest_limits, page_batches, read_pdf
 from app.flows.runtime import Runtime
@@ -19,6 +21,7 @@ from app.pdf.reader import open_pdf
 from app.pdf.spill import box_spill
 from tests.helpers.clients import client_for
 from tests.helpers.pdfs import long_pdf
+from tests.helpers.scans import image_only_pdf
 
 POLL_SECONDS = 0.05
 
@@ -80,6 +83,42 @@ def test_a_300_page_upload_reports_rising_progress_to_completion(
     pages, chunks, ordinals = stored_counts(jobs_runtime, body["id"])
     assert (pages, chunks, ordinals) == (300, document["chunk_count"], document["chunk_count"])
     assert jobs_client.get("/api/v1/documents").json()["count"] == 1
+
+
+def test_a_scan_is_read_by_ocr_in_a_job_whose_progress_rises_page_by_page(
+    jobs_runtime: Runtime,
+) -> None:
+    scan = image_only_pdf(long_pdf(3, tag="scanned"), range(1, 4), dpi=150)
+    settings = jobs_runtime.settings.model_copy(update={"ocr_dpi": 150})
+    runtime = dataclasses.replace(jobs_runtime, settings=settings)
+    with client_for(runtime) as client:
+        accepted = client.post("/api/v1/documents", files={"file": ("scan.pdf", scan)})
+        assert accepted.status_code == 202
+        worker = in_process_worker(runtime)
+        worker.start()
+        try:
+            seen = poll_until_done(client, accepted.json()["job_url"])
+        finally:
+            worker.stop()
+    done = [job["pages_done"] for job in seen]
+    assert done == sorted(done)
+    assert any(0 < pages < 3 for pages in done), done
+    assert seen[-1]["status"] == "ready" and seen[-1]["pages_done"] == 3
+    with jobs_runtime.engine.connect() as connection:
+        from_ocr = connection.execute(
+            sa.text("SELECT bool_and(from_ocr) FROM pages WHERE document_id = :id"),
+            {"id": accepted.json()["id"]},
+        ).scalar_one()
+        chunks = connection.execute(
+            sa.text("SELECT content, flags FROM chunks WHERE document_id = :id"),
+            {"id": accepted.json()["id"]},
+        ).all()
+    assert from_ocr
+    assert chunks and all(OCR in flags for _, flags in chunks)
+    text = " ".join(content for content, _ in chunks)
+    assert (
+        fuzz.partial_ratio("Page 2 describes how citation locking ties each claim", text) >= 90
+    ), text
 
 
 def test_the_same_bytes_uploaded_while_queued_name_the_same_job(jobs_client: TestClient) -> None:
