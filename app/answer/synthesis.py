@@ -6,8 +6,8 @@ a marker `[n]` for the pages it lies on (app/answer/claims.py). A unit is scored
 of the question's terms it holds, whether it holds the kind of answer asked for (a count, an
 amount, a date, a version: app/answer/kinds.py) and its chunk's rank, and the best of them by
 that (EMBEDDED_UNITS) by their similarity to the question as well (the embedding model that
-ranked the chunks, those units and the question in one batch). The best units are the answer,
-best first.
+ranked the chunks, those units in one batch, the question's vector retrieval's). The best
+units are the answer, best first.
 
 When the best unit is not close enough to the question, there is no answer rather than a wrong
 one (ANSWER_FLOOR). `confidence` estimates how likely the answer is to state what was asked: a
@@ -29,7 +29,8 @@ from app.answer.kinds import asked_kinds, holds_kind
 from app.answer.units import Span, claim_units
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
-from app.embedding import Embedder, embed_texts
+from app.embedding import Embedder, embed_query, embed_texts
+from app.embedding.backends import FloatArray
 
 EMBEDDED_UNITS = 32
 """Claim units embedded for an answer at most, the best by the rest of their worth: embedding
@@ -116,6 +117,7 @@ def synthesize(
     context: Sequence[Candidate],
     embedder: Embedder,
     *,
+    query_vector: FloatArray | None = None,
     selected: bool = False,
 ) -> Answer:
     """Returns the extractive answer to `query` from `context`, each claim cited, best first.
@@ -125,12 +127,15 @@ def synthesize(
     redundant with one already chosen; ties go to the better-ranked chunk, then the smaller
     chunk id, then the earlier unit. No unit, or a best one under ANSWER_FLOOR, is no answer.
 
+    `query_vector` is the query's embedding when retrieval has it (else it is embedded here).
     `selected`: the reader selected the passage that opens `ranked` and asks about it ("what
     does this mean?"), so its units come first and the floor does not apply: the question's
     subject is the passage, whatever its words.
     """
     passage = ranked[0].chunk_id if selected and ranked else None
-    scored = score_units(query, ranked, context, embedder, kept_chunk=passage)
+    scored = score_units(
+        query, ranked, context, embedder, query_vector=query_vector, kept_chunk=passage
+    )
     if not scored:
         return EMPTY_ANSWER
     if selected:
@@ -153,6 +158,7 @@ def score_units(
     context: Sequence[Candidate],
     embedder: Embedder,
     *,
+    query_vector: FloatArray | None = None,
     kept_chunk: uuid.UUID | None = None,
 ) -> list[ScoredUnit]:
     """Returns the claim units of `context` worth embedding scored, best first.
@@ -186,8 +192,9 @@ def score_units(
     if not kept:
         return []
     texts = list(weighed)
-    vectors = embed_texts(embedder, [query, *texts])
-    similarities = np.clip(vectors[1:] @ vectors[0], 0.0, 1.0).tolist()
+    if query_vector is None:
+        query_vector = embed_query(embedder, query)
+    similarities = np.clip(embed_texts(embedder, texts) @ query_vector, 0.0, 1.0).tolist()
     similarity_of = dict(zip(texts, similarities, strict=True))
     scored = []
     for unit in kept:
