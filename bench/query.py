@@ -94,6 +94,8 @@ WARM_UP = 10
 HTTP_VARIANTS = ["http vector", "http hybrid", "http selection"]
 BARE_ENDPOINT = "http bare endpoint"
 """The floor behind FastAPI and uvicorn (bare_endpoint), timed in a phase of its own."""
+CLIENT_TIMEOUT = 60.0
+"""Seconds a request may take: httpx's default 5 s failed a warm-up request on a loaded machine."""
 BURST_REQUESTS = 48
 """Requests per throughput burst, shared among its clients."""
 EF_SWEEP = (40, 80, 120, 180, 240, 400)
@@ -258,9 +260,14 @@ def measure(
         selections = store_selections(runtime, rng)
         vectors = [embed_query(runtime.embedder, text) for text in texts]
         server = stack.enter_context(Server(url, data_dir))
-        clients = [stack.enter_context(httpx.Client(base_url=server.url)) for _ in range(4)]
+        clients = [
+            stack.enter_context(httpx.Client(base_url=server.url, timeout=CLIENT_TIMEOUT))
+            for _ in range(4)
+        ]
         bare_server = stack.enter_context(Server(url, data_dir, app="bench.query:bare_endpoint"))
-        bare_client = stack.enter_context(httpx.Client(base_url=bare_server.url))
+        bare_client = stack.enter_context(
+            httpx.Client(base_url=bare_server.url, timeout=CLIENT_TIMEOUT)
+        )
         measured.service_ef_search = ef_search_for(count)
         efs = sorted({*EF_SWEEP, measured.service_ef_search})
         bare = {ef: bare_cursor(runtime, stack, ef) for ef in efs}
