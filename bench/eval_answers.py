@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.evalkit import (
@@ -87,6 +89,8 @@ class Outcome:
     answer_hit: bool | None
     """None for off-topic questions, which have no gold fact."""
     citation_hit: bool | None
+    answer_ms: float
+    """The answer stage's time as the service reports it (`timings_ms`)."""
 
     @property
     def counted(self) -> bool:
@@ -108,6 +112,7 @@ def judge(question: Answerable, source: str, response: dict[str, Any]) -> Outcom
         answered=gave,
         answer_hit=gave and states_fact(response["answer"], question.answer_patterns),
         citation_hit=gave and first_gold_rank(citations, question, len(citations)) is not None,
+        answer_ms=response["timings_ms"]["answer"],
     )
 
 
@@ -123,6 +128,18 @@ def offtopic(identifier: str, response: dict[str, Any]) -> Outcome:
         answered=answered(response),
         answer_hit=None,
         citation_hit=None,
+        answer_ms=response["timings_ms"]["answer"],
+    )
+
+
+def answer_time(outcomes: Sequence[Outcome]) -> str:
+    """Returns what the answer stage took, over every question asked (the machine's load
+    counts: compare runs of one session)."""
+    times = [o.answer_ms for o in outcomes]
+    return (
+        f"The answer stage (`timings_ms.answer`: claim units scored and chosen), over the "
+        f"{len(times)} questions: p50 {np.percentile(times, 50):.0f} ms, "
+        f"p95 {np.percentile(times, 95):.0f} ms."
     )
 
 
@@ -318,6 +335,8 @@ def section(
             "share of them that state the gold fact:",
             "",
             markdown_table(["confidence", "answered", "right"], reliability_rows(main)),
+            "",
+            answer_time(outcomes),
             "",
             f"Off-topic (`bench/data/offtopic.jsonl`, over the docs collection): "
             f"{len(off_answered)} of {len(off)} answered "

@@ -4,7 +4,8 @@ batches chunked and embedded, the document row, and the last commit step.
 The PDF is read whole first, keeping only each page's text and lines (`PageLines`): page
 furniture and reference sections are found over all pages. Its character boxes wait in a
 `BoxSpill` and come back a batch of pages at a time to be chunked, embedded and stored, so
-memory holds one batch's boxes, chunks and vectors however long the document.
+memory holds two batches' boxes, chunks and vectors however long the document: the model
+embeds one batch in a thread of its own while the next is chunked and the last one stored.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from __future__ import annotations
 import hashlib
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +38,7 @@ from app.core.records import ExtractedDocument, Mark, PageBatch, PageLines, Plac
 from app.db.annotations import store_marks
 from app.db.models import Document, DocumentFile
 from app.db.terms import store_document_terms
-from app.embedding.embedder import Embedder, embed_texts
+from app.embedding.embedder import Embedder, count_tokens, embed_texts
 from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.ocr import OcrMode, OcrPolicy, load_engine
@@ -166,12 +169,14 @@ def page_batches(
     deadline: Deadline | None = None,
     timings: StageTimings | None = None,
 ) -> Iterator[PageBatch]:
-    """Yields the document `batch_pages` pages at a time, in order, so that only one batch's
+    """Yields the document `batch_pages` pages at a time, in order, so that only two batches'
     character boxes are held at a time.
 
     Chunks are embedded EMBED_GROUP at a time across batches, each stored with the batch in
-    which its group is embedded. The deadline, if any, is checked before each batch and
-    between embedding groups.
+    which its group is embedded. The model runs in a thread of its own (onnxruntime and the
+    tokenizer let go of the GIL), so a batch is embedded while the next one is chunked and
+    the one before is stored. The deadline, if any, is checked before each batch and between
+    embedding groups.
     """
     timings = timings or StageTimings()
     with timings.measure("chunk"):
@@ -191,46 +196,94 @@ def page_batches(
         )
     page_count = len(extracted.pages)
     unembedded: list[PlacedChunk] = []
-    for first in range(1, page_count + 1, batch_pages):
-        last = min(first + batch_pages - 1, page_count)
-        if deadline is not None:
-            deadline.check(f"chunking pages {first} to {last}")
-        with timings.measure("extract"):
-            window = spill.window(extracted.pages, first=first, last=last)
-        with timings.measure("chunk"):
-            drafts = flag_chunks(
-                chunker.chunk(window),
-                references=references,
-                structure=structure,
-                ocr_pages=ocr_pages,
-            )
-            pages = {page.number: page for page in window.pages}
-            unembedded += [PlacedChunk(draft, chunk_rects(draft, pages)) for draft in drafts]
-        # Whole groups of EMBED_GROUP chunks are embedded and the rest waits for the next
-        # batch: embedding sorts a group by length, and one batch's fewer chunks came out
-        # padded more, some 5% slower on documents of several batches.
-        ready = len(unembedded) - (len(unembedded) % EMBED_GROUP if last < page_count else 0)
-        chunks, unembedded = unembedded[:ready], unembedded[ready:]
-        with timings.measure("embed"):
-            vectors = embed_drafts(embedder, [chunk.draft for chunk in chunks], deadline)
-        marks = locate_marks(extracted.annotations, window.own_pages)
-        yield PageBatch(first, last, window.own_pages, chunks, vectors, embedder.name, marks)
+    # The batch whose vectors the model is making: its other parts, and the vectors to come.
+    embedding: tuple[partial[PageBatch], Future[npt.NDArray[np.float32]]] | None = None
+    with ThreadPoolExecutor(1, thread_name_prefix="embed") as model:
+        try:
+            for first in range(1, page_count + 1, batch_pages):
+                last = min(first + batch_pages - 1, page_count)
+                if deadline is not None:
+                    deadline.check(f"chunking pages {first} to {last}")
+                with timings.measure("extract"):
+                    window = spill.window(extracted.pages, first=first, last=last)
+                with timings.measure("chunk"):
+                    drafts = flag_chunks(
+                        chunker.chunk(window),
+                        references=references,
+                        structure=structure,
+                        ocr_pages=ocr_pages,
+                    )
+                    pages = {page.number: page for page in window.pages}
+                    unembedded += [
+                        PlacedChunk(draft, chunk_rects(draft, pages)) for draft in drafts
+                    ]
+                # Whole groups of EMBED_GROUP chunks are embedded and the rest waits for the
+                # next batch: embedding sorts a group by length, and one batch's fewer chunks
+                # came out padded more, some 5% slower on documents of several batches.
+                ready = len(unembedded) - (
+                    len(unembedded) % EMBED_GROUP if last < page_count else 0
+                )
+                chunks, unembedded = unembedded[:ready], unembedded[ready:]
+                marks = locate_marks(extracted.annotations, window.own_pages)
+                vectors = model.submit(
+                    timed_embedding, embedder, [chunk.draft for chunk in chunks], deadline, timings
+                )
+                if embedding is not None:
+                    yield embedded(*embedding)
+                batch = partial(
+                    PageBatch,
+                    first,
+                    last,
+                    window.own_pages,
+                    chunks,
+                    embedding_model=embedder.name,
+                    marks=marks,
+                )
+                embedding = batch, vectors
+            if embedding is not None:
+                yield embedded(*embedding)
+        finally:
+            # A consumer that stops early (a failed store) leaves no batch to embed for nothing.
+            model.shutdown(cancel_futures=True)
+
+
+def embedded(batch: partial[PageBatch], vectors: Future[npt.NDArray[np.float32]]) -> PageBatch:
+    """Returns the batch with its vectors, once the model has them."""
+    return batch(vectors.result())
+
+
+def timed_embedding(
+    embedder: Embedder, drafts: list[ChunkDraft], deadline: Deadline | None, timings: StageTimings
+) -> npt.NDArray[np.float32]:
+    with timings.measure("embed"):
+        return embed_drafts(embedder, drafts, deadline)
 
 
 def embed_drafts(
     embedder: Embedder, drafts: list[ChunkDraft], deadline: Deadline | None
 ) -> npt.NDArray[np.float32]:
     """Returns the drafts' vectors, embedded EMBED_GROUP at a time with the deadline, if any,
-    checked before each group."""
+    checked before each group.
+
+    A text that comes more than once in a group (a running head under the same section, a
+    line repeated by a form) is embedded once.
+    """
     texts = [embedding_text(draft.context_header, draft.content) for draft in drafts]
-    # Chunking counted each draft's tokens: embedding orders the texts by them.
-    counts = [draft.token_count for draft in drafts]
+    # Embedding orders the texts by their length in tokens: the content's, counted by
+    # chunking, plus the context header's (the blank line between them is no token), so
+    # that headers of different lengths do not leave a batch padded.
+    headers = {draft.context_header for draft in drafts}
+    header_tokens = dict(zip(headers, count_tokens(list(headers)), strict=True))
+    lengths = [header_tokens[draft.context_header] + draft.token_count for draft in drafts]
     groups = []
     for start in range(0, len(texts), EMBED_GROUP):
         if deadline is not None:
             deadline.check(f"embedding chunk {start + 1} of {len(texts)}")
         group = slice(start, start + EMBED_GROUP)
-        groups.append(embed_texts(embedder, texts[group], token_counts=counts[group]))
+        distinct = {text: length for text, length in zip(texts[group], lengths[group], strict=True)}
+        row = {text: n for n, text in enumerate(distinct)}
+        vectors = embed_texts(embedder, list(distinct), token_counts=list(distinct.values()))
+        groups.append(vectors[[row[text] for text in texts[group]]])
     if not groups:
         return np.empty((0, embedder.dim), dtype=np.float32)
     return np.concatenate(groups)

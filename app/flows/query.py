@@ -35,6 +35,7 @@ from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
 from app.core.links import response_scope, token_query
 from app.db.responses import store_response
+from app.embedding.backends import FloatArray
 from app.embedding.embedder import Embedder
 from app.retrieval.assemble import similarity
 from app.retrieval.filters import SearchFilters
@@ -149,6 +150,7 @@ def write_answer(
     *,
     settings: Settings,
     embedder: Embedder,
+    query_vector: FloatArray,
     selected: bool = False,
 ) -> tuple[Answer, SynthesisUsed]:
     """Returns the answer as SYNTHESIS asks, and how it was written.
@@ -169,9 +171,11 @@ def write_answer(
             # The reason only: the query text is never logged.
             logger.warning("LLM synthesis failed, answering extractively: %s", failure)
             return synthesize(
-                query, ranked, context, embedder, selected=selected
+                query, ranked, context, embedder, query_vector=query_vector, selected=selected
             ), "extractive_fallback"
-    return synthesize(query, ranked, context, embedder, selected=selected), "extractive"
+    return synthesize(
+        query, ranked, context, embedder, query_vector=query_vector, selected=selected
+    ), "extractive"
 
 
 def answer_query(
@@ -205,6 +209,7 @@ def answer_query(
         bundle.context.chunks,
         settings=settings,
         embedder=embedder,
+        query_vector=bundle.query_vector,
         selected=bundle.selection is not None,
     )
     timings["answer"] = elapsed_ms(started)

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from app.core.chunks import Candidate
 from app.db.models import Chunk
 from app.db.terms import query_term_stats
+from app.embedding.backends import FloatArray
 from app.embedding.embedder import Embedder, embed_query
 from app.retrieval.assemble import (
     Context,
@@ -83,6 +84,8 @@ class ContextBundle:
     """The chunks the answer may use, within the token budget, in reading order."""
     filters: SearchFilters
     timings_ms: dict[str, float]
+    query_vector: FloatArray
+    """The query's embedding, for the answer to weigh its claims by."""
     selection: Match | None = None
     """Where the selection stands, in selection mode; its text opens `context`."""
     scope_note: str | None = None
@@ -132,7 +135,9 @@ def retrieve_context(
     context = assemble_context(ranking.chunks, token_budget=params.token_budget)
     timings = dict(ranking.timings_ms)
     timings["assemble"] = round(timings["assemble"] + elapsed_ms(started), 3)
-    return ContextBundle(ranking.status, ranking.chunks, context, params.filters, timings)
+    return ContextBundle(
+        ranking.status, ranking.chunks, context, params.filters, timings, ranking.query_vector
+    )
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,7 @@ class Ranking:
     chunks: list[Candidate]
     """The top_k chunks, best first."""
     timings_ms: dict[str, float]
+    query_vector: FloatArray
 
 
 def rank_chunks(
@@ -202,7 +208,7 @@ def rank_chunks(
         status = "no_matches"
     else:
         status = "empty_database"
-    return Ranking(status, kept, timings)
+    return Ranking(status, kept, timings, query_vector)
 
 
 def with_named_documents(
@@ -270,7 +276,14 @@ def retrieve_in_selection(
     context = Context((passage, *around.chunks), around.tokens + cost)
     timings = {"locate": located_ms, **ranking.timings_ms, "scope": elapsed_ms(started)}
     return ContextBundle(
-        "ok", chunks, context, filters, timings, selection=match, scope_note=resolved.note
+        "ok",
+        chunks,
+        context,
+        filters,
+        timings,
+        ranking.query_vector,
+        selection=match,
+        scope_note=resolved.note,
     )
 
 

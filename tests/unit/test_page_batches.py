@@ -4,6 +4,7 @@ however the batches cut it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +15,15 @@ from app.chunking.chunker import chunk_pages
 from app.chunking.flags import flag_chunks
 from app.chunking.furniture import find_furniture
 from app.chunking.references import REFERENCES, reference_sections
-from app.flows.ingest_stages import ChunkingParams, page_batches, read_pdf
+from app.core.chunks import ChunkDraft
+from app.core.errors import EmbeddingUnavailable
+from app.flows.ingest_stages import (
+    ChunkingParams,
+    embed_drafts,
+    embedding_text,
+    page_batches,
+    read_pdf,
+)
 from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import extract_document, open_pdf
@@ -113,3 +122,78 @@ def test_batches_store_the_chunks_and_marks_of_the_whole_document(
     assert [page.number for batch in batches for page in batch.pages] == list(
         range(1, len(PAGES) + 1)
     )
+
+
+class TextEmbedder:
+    """Gives each text a vector of its own and notes every text it is given."""
+
+    name = "text"
+    dim = 4
+    batch_size = 3
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.seen += texts
+        return np.array([self.vector(text) for text in texts], dtype=np.float32)
+
+    @staticmethod
+    def vector(text: str) -> list[float]:
+        return [len(text), text.count(" "), sum(map(ord, text)) % 97, 1.0]
+
+
+def test_every_chunk_gets_its_own_texts_vector_and_a_repeated_text_is_embedded_once(
+    pdf_path: Path,
+) -> None:
+    repeated = ChunkDraft(
+        page_start=1, page_end=1, page_span_start=0, page_span_end=7, content="Tracing",
+        context_header="Tracing", ordinal=0, document_span_start=0, document_span_end=7,
+        token_count=1,
+    )  # fmt: skip
+    other = replace(repeated, content="Tracing starts", ordinal=1, token_count=2)
+    drafts = [repeated, other, replace(repeated, ordinal=2)]
+    embedder = TextEmbedder()
+    vectors = embed_drafts(embedder, drafts, deadline=None)
+    assert sorted(embedder.seen) == sorted(
+        {embedding_text(draft.context_header, draft.content) for draft in drafts}
+    )
+    assert vectors.tolist() == [
+        TextEmbedder.vector(embedding_text(draft.context_header, draft.content)) for draft in drafts
+    ]
+
+    with box_spill(pdf_path.parent) as spill, open_pdf(pdf_path) as pdf:
+        extracted = read_pdf(pdf, limits=IngestLimits(100, 60), deadline=Deadline(60), spill=spill)
+        batches = list(
+            page_batches(
+                extracted,
+                spill,
+                chunking=ChunkingParams(MAX_TOKENS, 4, count_words),
+                embedder=TextEmbedder(),
+                batch_pages=2,
+            )
+        )
+    for batch in batches:
+        assert batch.vectors.tolist() == [
+            TextEmbedder.vector(embedding_text(chunk.draft.context_header, chunk.draft.content))
+            for chunk in batch.chunks
+        ]
+
+
+class FailingEmbedder(ZeroEmbedder):
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        raise EmbeddingUnavailable("the model is gone")
+
+
+def test_a_failure_of_the_model_in_its_thread_reaches_the_ingestion(pdf_path: Path) -> None:
+    with box_spill(pdf_path.parent) as spill, open_pdf(pdf_path) as pdf:
+        extracted = read_pdf(pdf, limits=IngestLimits(100, 60), deadline=Deadline(60), spill=spill)
+        batches = page_batches(
+            extracted,
+            spill,
+            chunking=ChunkingParams(MAX_TOKENS, 4, count_words),
+            embedder=FailingEmbedder(),
+            batch_pages=2,
+        )
+        with pytest.raises(EmbeddingUnavailable, match="the model is gone"):
+            list(batches)

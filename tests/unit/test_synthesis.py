@@ -4,13 +4,15 @@ page-exact sources, and no answer rather than a wrong one."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from app.answer.claims import sentence_pages, shown_text, source_label, stem, terms
-from app.answer.synthesis import MAX_CLAIMS, synthesize
+from app.answer.synthesis import EMBEDDED_UNITS, MAX_CLAIMS, synthesize
 from app.answer.units import chunk_sentences
 from app.core.geometry import chunk_segments
 from app.core.records import PAGE_BREAK
 from app.embedding import Embedder
+from app.embedding.backends import FloatArray
 from tests.helpers.chunks import DOC_B, SEARCH, TRACING, Chunk, chunk
 
 QUERY = "how does a tracing compiler speed up hot loops"
@@ -178,3 +180,47 @@ def test_a_selected_passage_answers_what_is_asked_about_it(embedder: Embedder) -
         "what does this mean?", [SEARCH, TRACING], [SEARCH, TRACING], embedder, selected=True
     )
     assert selected.claims[0].chunk == SEARCH
+
+
+class CountingEmbedder:
+    """The real model, noting the texts it is given."""
+
+    def __init__(self, model: Embedder) -> None:
+        self.model = model
+        self.name, self.dim, self.batch_size = model.name, model.dim, model.batch_size
+        self.texts: list[str] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
+        self.texts += texts
+        return self.model.embed_batch(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> FloatArray:
+        self.texts += texts
+        return self.model.embed_queries(texts)
+
+
+def test_only_the_units_that_hold_most_of_the_question_are_embedded(embedder: Embedder) -> None:
+    filler = [
+        chunk(10 + n, f"Section {n} lists the fees charged in the year {2000 + n}. " * 3)
+        for n in range(EMBEDDED_UNITS)
+    ]
+    counting = CountingEmbedder(embedder)
+    answer = synthesize(QUERY, [*filler, TRACING], [*filler, TRACING], counting)
+    # Each text once, and of the units only the EMBEDDED_UNITS that hold most of the
+    # question's terms: not the last-ranked chunk's sentence that holds none of them.
+    assert len(counting.texts) == len(set(counting.texts)) == EMBEDDED_UNITS + 1
+    assert "Trace trees record hot loops in a dynamic language." in counting.texts
+    assert "The weather was pleasant that year." not in counting.texts
+    assert answer.claims[0].text == (
+        "A tracing compiler turns the recorded loops into fast native code."
+    )
+
+
+def test_in_selection_mode_every_unit_of_the_selected_passage_is_weighed(
+    embedder: Embedder,
+) -> None:
+    days = " ".join(f"Nothing else happened on day {n}." for n in range(EMBEDDED_UNITS))
+    passage = chunk(9, f"{days} It was pleasant that year.")
+    counting = CountingEmbedder(embedder)
+    synthesize(QUERY, [passage, TRACING], [passage, TRACING], counting, selected=True)
+    assert "It was pleasant that year." in counting.texts
