@@ -1,0 +1,178 @@
+"""Tables on a page, found in the lines it already has: runs of figure rows under their headers.
+
+A statement table reads line by line as rows ("Products $ 60,584 $ 63,355"), with short label
+lines between them ("Cost of sales:") and, above the first row, the lines that head it: its
+caption, its unit ("(In millions)"), its periods ("Three Months Ended", "July 1, 2023"). No
+cell detection runs (PyMuPDF's `find_tables` costs tens of milliseconds a page, more than
+the rest of reading it): the page's lines, their text and boxes, tell rows from prose.
+Chunking packs a table's rows whole and gives each of its chunks the header's text
+(app.chunking.chunker); an answer cites a row with the header's span.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from app.core.records import PageLines
+from app.core.rows import MAX_TABLE_LINE_CHARS, is_period_line, is_unit_line, row_kind, table_like
+
+MIN_ROWS = 2
+"""Rows a run of lines needs to be a table."""
+
+HEADER_MAX_LINES = 16
+"""Lines above a table's first row that may head it: column heads wrap, a line a word."""
+
+HEADER_MAX_CHARS = 320
+"""The header's text at most: caption, unit, periods and column heads of a statement."""
+
+CAPTION_LOOKBACK = 4
+"""Lines of prose above a table among which its caption ("Table 1: ...") may start."""
+
+CAPTION_MAX_CHARS = 120
+"""Of a caption, the header's text keeps this much: what the table is, not all it says."""
+
+_SENTENCE_END = re.compile(r"[.!?;]$")
+_CAPTION = re.compile(r"^(?:Table|TABLE|Exhibit)\s*[A-Z]?\d+[.:]")
+_STATEMENT_TITLE = re.compile(r"^[A-Z][A-Z0-9 ,&'()\u2014-]{6,}$")
+"""A statement's title in capitals: "CONDENSED CONSOLIDATED BALANCE SHEETS (Unaudited)"."""
+
+LineKind = Literal["row", "table", "prose"]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A table on one page, as offsets into its text.
+
+    `start:end` holds the table, its header lines and caption first; `header` is the span of
+    the lines that head it (None when it has none) and `header_text` their text, whitespace
+    collapsed. `row_ends` are where its rows end, in order: a chunk of the table ends at one.
+    """
+
+    start: int
+    end: int
+    header: tuple[int, int] | None
+    header_text: str
+    row_ends: tuple[int, ...]
+
+
+def find_tables(page: PageLines) -> list[Table]:
+    """Returns the page's tables in text order, none overlapping another."""
+    texts = page.line_texts()
+    kinds = _line_kinds(texts)
+    tables: list[Table] = []
+    index = 0
+    while index < len(kinds):
+        if kinds[index] == "prose":
+            index += 1
+            continue
+        end = index
+        while end < len(kinds) and kinds[end] != "prose":
+            end += 1
+        rows = [i for i in range(index, end) if kinds[i] == "row"]
+        floor = tables[-1].end if tables else 0
+        if len(rows) >= MIN_ROWS:
+            tables.append(_table(page, texts, kinds, index, rows, floor))
+        index = end
+    return tables
+
+
+def _line_kinds(texts: list[str]) -> list[LineKind]:
+    """Returns per line whether it is a table's row, a line a table may hold, or prose.
+
+    A "loose" row (figures among words) counts as one only beside another row; a label that
+    wraps ("Total change in unrealized gains/losses on marketable debt" over "securities
+    (282) (3,055)") is the table's where the row under it goes on in lower case.
+    """
+    rows = [row_kind(text) for text in texts]
+    kinds: list[LineKind] = []
+    for index, (text, row) in enumerate(zip(texts, rows, strict=True)):
+        neighbours = [rows[j] for j in (index - 1, index + 1) if 0 <= j < len(rows)]
+        below = texts[index + 1] if index + 1 < len(texts) else ""
+        wraps = rows[index + 1 :][:1] == ["figures"] and below[:1].islower()
+        beside_row = any(n in ("figures", "loose") for n in neighbours)
+        if row == "figures" or (row == "loose" and beside_row):
+            kinds.append("row")
+        elif _may_stand_in_table(text) or (wraps and not _SENTENCE_END.search(text)):
+            kinds.append("table")
+        else:
+            kinds.append("prose")
+    return kinds
+
+
+def _may_stand_in_table(text: str) -> bool:
+    label = text.endswith(":") and len(text) <= MAX_TABLE_LINE_CHARS
+    return table_like(text) or label or is_unit_line(text) or is_period_line(text)
+
+
+def _table(
+    page: PageLines,
+    texts: list[str],
+    kinds: list[LineKind],
+    run_start: int,
+    rows: list[int],
+    floor: int,
+) -> Table:
+    """Returns the table whose rows are lines `rows` of a run of table lines from `run_start`.
+
+    Its header: the run's lines above the first row (on the page, not only in text order:
+    labels read before their figures sit beside them, not above), nearest first, and the
+    caption that starts a few lines above the run.
+    """
+    caption = _caption_above(texts, kinds, run_start, page, floor)
+    caption_text = (
+        " ".join(texts[caption:run_start])[:CAPTION_MAX_CHARS] if caption is not None else ""
+    )
+    heads = _heads(page, texts, run_start, rows[0], floor, HEADER_MAX_CHARS - len(caption_text))
+    if not heads and len(rows) > MIN_ROWS:
+        # A table without lines above its rows is headed by its first row.
+        heads, rows = [rows[0]], rows[1:]
+    if caption is not None and (not heads or heads[0] == run_start):
+        header_lines = [*range(caption, run_start), *heads]
+        header_text = " ".join([caption_text, *(texts[i] for i in heads)])
+    else:
+        header_lines = heads
+        header_text = " ".join(texts[i] for i in heads)
+    starts, ends = page.line_starts, page.line_ends
+    first = header_lines[0] if header_lines else rows[0]
+    header = (int(starts[header_lines[0]]), int(ends[header_lines[-1]])) if header_lines else None
+    return Table(
+        start=int(starts[first]),
+        end=int(ends[rows[-1]]),
+        header=header,
+        header_text=header_text,
+        row_ends=tuple(int(ends[i]) for i in rows),
+    )
+
+
+def _heads(
+    page: PageLines, texts: list[str], run_start: int, first_row: int, floor: int, room: int
+) -> list[int]:
+    """Returns the lines of a run above its first row that head the table, in order: those
+    from the row up, while they stand above it and their text fits in `room`."""
+    top = float(page.line_boxes[first_row, 1])
+    heads: list[int] = []
+    length = 0
+    for line in range(first_row - 1, max(run_start, first_row - HEADER_MAX_LINES) - 1, -1):
+        length += len(texts[line]) + 1
+        above = float(page.line_boxes[line, 3]) <= top + 1.0
+        if not above or page.line_starts[line] < floor or length > room:
+            break
+        heads.insert(0, line)
+    return heads
+
+
+def _caption_above(
+    texts: list[str], kinds: list[LineKind], run_start: int, page: PageLines, floor: int
+) -> int | None:
+    """Returns the line that starts the caption or title of a table whose lines start at
+    `run_start`: a "Table 1:" a few lines of prose above, or the line right above in capitals."""
+    for line in range(run_start - 1, max(run_start - CAPTION_LOOKBACK, 0) - 1, -1):
+        if page.line_starts[line] < floor or kinds[line] == "row":
+            return None
+        if _CAPTION.match(texts[line]) or (
+            line == run_start - 1 and _STATEMENT_TITLE.match(texts[line])
+        ):
+            return line
+    return None
