@@ -23,9 +23,17 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.answer.claims import EMPTY_ANSWER, Answer, Quote, cite, shown_text, terms
+from app.answer.claims import (
+    EMPTY_ANSWER,
+    Answer,
+    Quote,
+    cite,
+    shown_text,
+    table_header_text,
+    terms,
+)
 from app.answer.kinds import asked_kinds, holds_kind
-from app.answer.units import Span, claim_units
+from app.answer.units import Span, Unit, claim_units
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.embedding import Embedder, embed_texts
@@ -88,6 +96,9 @@ class ScoredUnit:
     parts: tuple[Span, ...]
     text: str
     words: frozenset[str]
+    """The terms of its own text: a table's header, shared by its rows, is left out."""
+    headed: bool = False
+    """A table row quoted with its table's header (Unit.headed)."""
 
     @property
     def answers(self) -> bool:
@@ -139,7 +150,7 @@ def synthesize(
             break
         if not any(_redundant(unit, other) for other in chosen):
             chosen.append(unit)
-    return cite([Quote(u.chunk, u.parts, u.text, u.confidence) for u in chosen])
+    return cite([Quote(u.chunk, u.parts, u.text, u.confidence, _header(u)) for u in chosen])
 
 
 def score_units(
@@ -149,18 +160,21 @@ def score_units(
     query_terms = terms(query)
     kinds = asked_kinds(query)
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
-    found: list[tuple[Candidate, tuple[Span, ...], str]] = []
+    found: list[tuple[Candidate, Unit, str]] = []
     for chunk in context:
-        for unit in claim_units(chunk.content, page_break_at(chunk)):
-            found.append((chunk, unit.parts, shown_text(chunk.content, unit.parts)))
+        header = table_header_text(chunk)
+        for unit in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk)):
+            text = shown_text(chunk.content, unit.parts)
+            found.append((chunk, unit, f"{header} {text}" if unit.headed and header else text))
     if not found:
         return []
     vectors = embed_texts(embedder, [query, *(text for _, _, text in found)])
     similarities = np.clip(vectors[1:] @ vectors[0], 0.0, 1.0).tolist()
     scored = []
-    for (chunk, parts, text), similarity in zip(found, similarities, strict=True):
-        words = frozenset(terms(text))
-        coverage = len(words & query_terms) / len(query_terms) if query_terms else 0.0
+    for (chunk, unit, text), similarity in zip(found, similarities, strict=True):
+        quoted = terms(text)
+        coverage = len(quoted & query_terms) / len(query_terms) if query_terms else 0.0
+        words = frozenset(terms(shown_text(chunk.content, unit.parts)) if unit.headed else quoted)
         kind = 0 if not kinds else (1 if holds_kind(text, kinds, query) else -1)
         rank = rank_of.get(chunk.chunk_id, len(rank_of))
         worth = (
@@ -170,13 +184,28 @@ def score_units(
             + RANK_BONUS / (1 + rank)
         )
         scored.append(
-            ScoredUnit(worth, similarity, coverage, kind, rank, 0.0, chunk, parts, text, words)
-        )
+            ScoredUnit(
+                worth, similarity, coverage, kind, rank, 0.0, chunk, unit.parts, text, words,
+                unit.headed,
+            )
+        )  # fmt: skip
     scored.sort(key=_order)
     return [
         replace(unit, lead=min(unit.worth - after.worth, MAX_LEAD))
         for unit, after in zip(scored, [*scored[1:], replace(scored[-1], worth=0.0)], strict=True)
     ]
+
+
+def _header(unit: ScoredUnit) -> tuple[int, int] | None:
+    return unit.chunk.table_header if unit.headed else None
+
+
+def _header_end(chunk: Candidate) -> int | None:
+    """Returns where a table chunk's table header ends in its content (at or before 0 when it
+    stands before the chunk), None for a chunk of no table."""
+    if chunk.table_header is None:
+        return None
+    return chunk.table_header[1] - chunk.page_span_start
 
 
 def _order(unit: ScoredUnit) -> tuple[float, int, uuid.UUID, int]:

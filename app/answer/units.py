@@ -41,6 +41,9 @@ class Unit:
 
     parts: tuple[Span, ...]
     kind: UnitKind
+    headed: bool = False
+    """A row of a table chunk, quoted with its table's header (the chunk's `table_header`),
+    which may stand before the chunk."""
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -88,9 +91,19 @@ def chunk_sentences(content: str, page_break: int | None) -> list[Span]:
     ]
 
 
-def claim_units(content: str, page_break: int | None) -> list[Unit]:
-    """Returns the units of `content` an answer may quote, in reading order."""
-    rows = row_units(content)
+def claim_units(
+    content: str, page_break: int | None, table_header_end: int | None = None
+) -> list[Unit]:
+    """Returns the units of `content` an answer may quote, in reading order.
+
+    `table_header_end`: for a chunk of a table's rows (app.chunking.tables), where the table's
+    header ends in `content`, at or before 0 when it stands before the chunk. Its rows are
+    then quoted with that header, whatever lines stand above them in the chunk.
+    """
+    if table_header_end is None:
+        rows = row_units(content)
+    else:
+        rows = table_row_units(content, table_header_end)
     row_lines = [unit.parts[-1] for unit in rows]
     units = sentence_units(content, page_break, row_lines)
     return sorted([*units, *rows], key=lambda unit: unit.parts[-1])
@@ -137,6 +150,25 @@ def row_units(content: str) -> list[Unit]:
             continue  # the first row of a table without headers above it is its header
         parts = [*header, *([lines[label]] if label is not None else []), lines[i]]
         units.append(Unit(tuple(_merged(parts, content)), "row"))
+    return units
+
+
+def table_row_units(content: str, header_end: int) -> list[Unit]:
+    """Returns a unit per row of a table chunk's `content` after its header: the row and, for
+    a row of bare figures, its label; each quoted with the table's header (Unit.headed)."""
+    lines = line_spans(content)
+    kinds = [row_kind(content[a:b]) for a, b in lines]
+    rows = [
+        i
+        for i, (line, kind) in enumerate(zip(lines, kinds, strict=True))
+        if kind in ("figures", "loose") and line[0] >= header_end
+    ]
+    is_row = set(rows)
+    units = []
+    for i in rows:
+        label = _label_of(content, lines, i, is_row)
+        parts = [*([lines[label]] if label is not None else []), lines[i]]
+        units.append(Unit(tuple(_merged(parts, content)), "row", headed=True))
     return units
 
 

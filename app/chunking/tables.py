@@ -24,14 +24,11 @@ MIN_ROWS = 2
 HEADER_MAX_LINES = 16
 """Lines above a table's first row that may head it: column heads wrap, a line a word."""
 
-HEADER_MAX_CHARS = 320
+HEADER_MAX_CHARS = 360
 """The header's text at most: caption, unit, periods and column heads of a statement."""
 
 CAPTION_LOOKBACK = 4
 """Lines of prose above a table among which its caption ("Table 1: ...") may start."""
-
-CAPTION_MAX_CHARS = 120
-"""Of a caption, the header's text keeps this much: what the table is, not all it says."""
 
 _SENTENCE_END = re.compile(r"[.!?;]$")
 _CAPTION = re.compile(r"^(?:Table|TABLE|Exhibit)\s*[A-Z]?\d+[.:]")
@@ -46,8 +43,9 @@ class Table:
     """A table on one page, as offsets into its text.
 
     `start:end` holds the table, its header lines and caption first; `header` is the span of
-    the lines that head it (None when it has none) and `header_text` their text, whitespace
-    collapsed. `row_ends` are where its rows end, in order: a chunk of the table ends at one.
+    the lines that head it (None when it has none) and `header_text` that span's text,
+    whitespace collapsed. `row_ends` are where its rows end, in order: a chunk of the table
+    ends at one.
     """
 
     start: int
@@ -120,20 +118,16 @@ def _table(
     labels read before their figures sit beside them, not above), nearest first, and the
     caption that starts a few lines above the run.
     """
-    caption = _caption_above(texts, kinds, run_start, page, floor)
-    caption_text = (
-        " ".join(texts[caption:run_start])[:CAPTION_MAX_CHARS] if caption is not None else ""
-    )
-    heads = _heads(page, texts, run_start, rows[0], floor, HEADER_MAX_CHARS - len(caption_text))
+    heads = _heads(page, texts, run_start, rows[0], floor, HEADER_MAX_CHARS)
     if not heads and len(rows) > MIN_ROWS:
         # A table without lines above its rows is headed by its first row.
         heads, rows = [rows[0]], rows[1:]
+    header_lines = heads
+    caption = _caption_above(texts, kinds, run_start, page, floor)
     if caption is not None and (not heads or heads[0] == run_start):
-        header_lines = [*range(caption, run_start), *heads]
-        header_text = " ".join([caption_text, *(texts[i] for i in heads)])
-    else:
-        header_lines = heads
-        header_text = " ".join(texts[i] for i in heads)
+        with_caption = [*range(caption, run_start), *heads]
+        if sum(len(texts[i]) + 1 for i in with_caption) <= HEADER_MAX_CHARS:
+            header_lines = with_caption
     starts, ends = page.line_starts, page.line_ends
     first = header_lines[0] if header_lines else rows[0]
     header = (int(starts[header_lines[0]]), int(ends[header_lines[-1]])) if header_lines else None
@@ -141,7 +135,7 @@ def _table(
         start=int(starts[first]),
         end=int(ends[rows[-1]]),
         header=header,
-        header_text=header_text,
+        header_text=" ".join(page.text[header[0] : header[1]].split()) if header else "",
         row_ends=tuple(int(ends[i]) for i in rows),
     )
 

@@ -30,10 +30,11 @@ _MONTH = (
 )
 _DATE_OR_YEAR = re.compile(rf"\b{_MONTH}\s+\d{{1,2}},?(?:\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b")
 _UNIT_LINE = re.compile(
-    r"^\(?\s*(?:\$|dollars|amounts|in)\b.{0,20}\b(?:thousands|millions|billions|except)\b",
+    r"^\(?\s*(?:\$|\b(?:dollars|amounts|in)\b).{0,20}\b(?:(?:thousand|million|billion)s?|except)\b",
     re.IGNORECASE,
 )
-"""A table's unit line: "(In millions, except per share amounts)", "($ in thousands)"."""
+"""A table's unit line: "(In millions, except per share amounts)", "($ in thousands)",
+"$ million"."""
 
 RowKind = Literal["figures", "loose", "option"]
 
