@@ -9,7 +9,7 @@ from app.chunking.tables import find_tables
 from app.core.chunks import TABLE
 from app.core.geometry import page_lines
 from app.core.rows import is_period_line, is_unit_line, row_kind
-from tests.unit.test_chunking import count_words, make_page
+from tests.helpers.pages import page_of
 
 CAPTION = "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS"
 UNIT = "(In millions, except per share amounts)"
@@ -27,8 +27,14 @@ ROWS = [
 ]
 PROSE = "The company reports its results of operations in the statements that follow below."
 AFTER = "See accompanying Notes to Condensed Consolidated Financial Statements."
-STATEMENT = "\n".join([PROSE, "", CAPTION, UNIT, PERIOD, DATES, *ROWS, "", AFTER])
+STATEMENT = [PROSE, CAPTION, UNIT, PERIOD, DATES, *ROWS, AFTER]
+BLOCKS = frozenset({1, len(STATEMENT) - 1})
+"""The statement stands in a block of its own, between two paragraphs."""
 HEADER = " ".join([CAPTION, UNIT, PERIOD, DATES])
+
+
+def count_words(texts: list[str]) -> list[int]:
+    return [len(text.split()) for text in texts]
 
 
 def test_lines_are_told_apart() -> None:
@@ -40,7 +46,7 @@ def test_lines_are_told_apart() -> None:
 
 
 def test_a_statement_is_found_with_its_header() -> None:
-    page = make_page(1, STATEMENT)
+    page = page_of(STATEMENT, BLOCKS)
     [table] = find_tables(page_lines(page))
     assert table.header_text == HEADER
     assert table.header is not None
@@ -51,12 +57,12 @@ def test_a_statement_is_found_with_its_header() -> None:
 
 def test_prose_has_no_table() -> None:
     growth = "It grew by 5 percent in 2023 and by 7 percent in 2022."
-    page = make_page(1, "\n".join([PROSE, growth]))
+    page = page_of([PROSE, growth])
     assert find_tables(page_lines(page)) == []
 
 
 def test_table_chunks_hold_whole_rows_once_under_the_header() -> None:
-    page = make_page(1, STATEMENT)
+    page = page_of(STATEMENT, BLOCKS)
     chunks = chunk_pages([page], [], max_tokens=64, overlap_tokens=10, count_tokens=count_words)
     tables = [chunk for chunk in chunks if TABLE in chunk.flags]
     assert len(tables) > 1
@@ -75,7 +81,7 @@ def test_table_chunks_hold_whole_rows_once_under_the_header() -> None:
 
 
 def test_a_table_chunks_rows_are_quoted_with_the_tables_header() -> None:
-    page = make_page(1, STATEMENT)
+    page = page_of(STATEMENT, BLOCKS)
     chunks = chunk_pages([page], [], max_tokens=64, overlap_tokens=10, count_tokens=count_words)
     later = [chunk for chunk in chunks if TABLE in chunk.flags][-1]
     assert later.table_header is not None
