@@ -4,7 +4,7 @@ A statement table reads line by line as rows ("Products $ 60,584 $ 63,355"), wit
 lines between them ("Cost of sales:") and, above the first row, the lines that head it: its
 caption, its unit ("(In millions)"), its periods ("Three Months Ended", "July 1, 2023"). No
 cell detection runs (PyMuPDF's `find_tables` costs tens of milliseconds a page, more than
-the rest of reading it): the page's lines, their text and boxes, tell rows from prose.
+the rest of reading it): the page's lines tell rows from prose.
 Chunking packs a table's rows whole and gives each of its chunks the header's text
 (app.chunking.chunker); an answer cites a row with the header's span.
 """
@@ -114,9 +114,8 @@ def _table(
 ) -> Table:
     """Returns the table whose rows are lines `rows` of a run of table lines from `run_start`.
 
-    Its header: the run's lines above the first row (on the page, not only in text order:
-    labels read before their figures sit beside them, not above), nearest first, and the
-    caption that starts a few lines above the run.
+    Its header: the run's lines before the first row, nearest first, and the caption that
+    starts a few lines above the run.
     """
     heads = _heads(page, texts, run_start, rows[0], floor, HEADER_MAX_CHARS)
     if not heads and len(rows) > MIN_ROWS:
@@ -143,15 +142,14 @@ def _table(
 def _heads(
     page: PageLines, texts: list[str], run_start: int, first_row: int, floor: int, room: int
 ) -> list[int]:
-    """Returns the lines of a run above its first row that head the table, in order: those
-    from the row up, while they stand above it and their text fits in `room`."""
-    top = float(page.line_boxes[first_row, 1])
+    """Returns the lines of a run before its first row that head the table, in order: those
+    from the row up, while their text fits in `room`. Where a table's labels are read before
+    its figures (a column read whole), the labels before the first row are among them."""
     heads: list[int] = []
     length = 0
     for line in range(first_row - 1, max(run_start, first_row - HEADER_MAX_LINES) - 1, -1):
         length += len(texts[line]) + 1
-        above = float(page.line_boxes[line, 3]) <= top + 1.0
-        if not above or page.line_starts[line] < floor or length > room:
+        if page.line_starts[line] < floor or length > room:
             break
         heads.insert(0, line)
     return heads

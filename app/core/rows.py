@@ -19,6 +19,8 @@ MAX_TABLE_LINE_CHARS = 90
 
 NUMERIC_CELL = re.compile(r"^[$\u20ac\u00a3(]*[-\u2212+]?\d[\d,.]*[%)xX]?[KMBT]?\)?$")
 _CURRENCY = re.compile(r"^[$\u20ac\u00a3%]$")
+_NIL = re.compile(r"^[$(]*[\u2014\u2013-]{1,2}\)?$")
+"""A cell that says nothing there: "—", "-", "$ —"."""
 _OPTION = re.compile(r"^\s*-{1,2}[A-Za-z][\w-]*(?:[, ]+--?[A-Za-z][\w-]*)*(?:[ =]\S+)?\s{1,}\w")
 """A command-line option and its description: "-s, --strict use strict DER decoding"."""
 _FUNCTION_WORDS = frozenset(
@@ -41,18 +43,21 @@ RowKind = Literal["figures", "loose", "option"]
 
 def row_kind(line: str) -> RowKind | None:
     """Returns how a line is a table row, None when it is not one: "figures" when it ends in
-    two or more figures (currency signs between them) after a short label; "loose" when it
-    holds two or more figures among a few words that are not prose (no sentence end, hardly
-    a function word), which counts only beside another row; "option" for a command-line
-    option and its description. A line of dates and years heads columns: it is no row."""
+    two or more figures or nil cells ("—"; currency signs between them) after a short label;
+    "loose" when it holds two or more figures among a few words that are not prose (no
+    sentence end, hardly a function word), which counts only beside another row; "option"
+    for a command-line option and its description. A line of dates and years heads columns:
+    it is no row."""
     if _OPTION.match(line):
         return "option"
     if is_period_line(line):
         return None
     cells = line.split()
     figures = 0
-    while cells and (NUMERIC_CELL.match(cells[-1]) or _CURRENCY.match(cells[-1])):
-        figures += bool(NUMERIC_CELL.match(cells.pop()))
+    while cells and (
+        NUMERIC_CELL.match(cells[-1]) or _NIL.match(cells[-1]) or _CURRENCY.match(cells[-1])
+    ):
+        figures += not _CURRENCY.match(cells.pop())
     if figures >= 2:
         return "figures" if len(cells) <= MAX_LABEL_WORDS else None
     words = [cell for cell in cells if not NUMERIC_CELL.match(cell)]
