@@ -16,7 +16,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.core.records import PageLines
-from app.core.rows import MAX_TABLE_LINE_CHARS, is_period_line, is_unit_line, row_kind, table_like
+from app.core.rows import (
+    FUNCTION_WORDS,
+    MAX_TABLE_LINE_CHARS,
+    is_period_line,
+    is_unit_line,
+    row_kind,
+    table_like,
+)
 
 MIN_ROWS = 2
 """Rows a run of lines needs to be a table."""
@@ -27,10 +34,16 @@ HEADER_MAX_LINES = 16
 HEADER_MAX_CHARS = 360
 """The header's text at most: caption, unit, periods and column heads of a statement."""
 
+MAX_FUNCTION_WORDS = 3
+"""A label ("Change in unrealized gains/losses on derivative instruments, net of tax:") has a
+few function words; the lines of a sentence leading into a table have more."""
+
 CAPTION_LOOKBACK = 4
 """Lines of prose above a table among which its caption ("Table 1: ...") may start."""
 
 _SENTENCE_END = re.compile(r"[.!?;]$")
+_PARAGRAPH_BREAK = "\n\n"
+_LEAD_IN = re.compile(r"\b(?:as follows|following|below)\b", re.IGNORECASE)
 _CAPTION = re.compile(r"^(?:Table|TABLE|Exhibit)\s*[A-Z]?\d+[.:]")
 _STATEMENT_TITLE = re.compile(r"^[A-Z][A-Z0-9 ,&'()\u2014-]{6,}$")
 """A statement's title in capitals: "CONDENSED CONSOLIDATED BALANCE SHEETS (Unaudited)"."""
@@ -100,8 +113,17 @@ def _line_kinds(texts: list[str]) -> list[LineKind]:
 
 
 def _may_stand_in_table(text: str) -> bool:
+    """Says whether a line that is no row may stand in a table: a short line, a label ending
+    in a colon, a unit line, or a line of periods; never prose that leads into a table
+    ("... were as follows (dollars in millions):", "... nine-month periods ended July 1,")."""
+    if _LEAD_IN.search(text) or _function_words(text) > MAX_FUNCTION_WORDS:
+        return False
     label = text.endswith(":") and len(text) <= MAX_TABLE_LINE_CHARS
     return table_like(text) or label or is_unit_line(text) or is_period_line(text)
+
+
+def _function_words(text: str) -> int:
+    return sum(word.lower() in FUNCTION_WORDS for word in text.split())
 
 
 def _table(
@@ -159,7 +181,10 @@ def _caption_above(
     texts: list[str], kinds: list[LineKind], run_start: int, page: PageLines, floor: int
 ) -> int | None:
     """Returns the line that starts the caption or title of a table whose lines start at
-    `run_start`: a "Table 1:" a few lines of prose above, or the line right above in capitals."""
+    `run_start`: a "Table 1:" a few lines of prose above, the line right above in capitals, or
+    the paragraph right above that leads into the table ("Operating expenses for the ...
+    periods ended ... were as follows (dollars in millions):")."""
+    leads_in = run_start > 0 and texts[run_start - 1].endswith(":")
     for line in range(run_start - 1, max(run_start - CAPTION_LOOKBACK, 0) - 1, -1):
         if page.line_starts[line] < floor or kinds[line] == "row":
             return None
@@ -167,4 +192,11 @@ def _caption_above(
             line == run_start - 1 and _STATEMENT_TITLE.match(texts[line])
         ):
             return line
+        if leads_in and (line == 0 or _PARAGRAPH_BREAK in _between(page, line - 1, line)):
+            return line
     return None
+
+
+def _between(page: PageLines, line: int, next_line: int) -> str:
+    """Returns the page text between the end of one line and the start of the next."""
+    return page.text[int(page.line_ends[line]) : int(page.line_starts[next_line])]

@@ -23,7 +23,7 @@ _NIL = re.compile(r"^[$(]*[\u2014\u2013-]{1,2}\)?$")
 """A cell that says nothing there: "—", "-", "$ —"."""
 _OPTION = re.compile(r"^\s*-{1,2}[A-Za-z][\w-]*(?:[, ]+--?[A-Za-z][\w-]*)*(?:[ =]\S+)?\s{1,}\w")
 """A command-line option and its description: "-s, --strict use strict DER decoding"."""
-_FUNCTION_WORDS = frozenset(
+FUNCTION_WORDS = frozenset(
     "the a an of in on at to for by with as that which this was were is are be and or from".split()  # noqa: SIM905
 )
 _MONTH = (
@@ -83,7 +83,7 @@ def is_unit_line(line: str) -> bool:
 def table_like(line: str) -> bool:
     """Says whether a line may stand in a table: short, no sentence end, hardly a function word."""
     stripped = line.strip()
-    prose = sum(word.lower() in _FUNCTION_WORDS for word in stripped.split())
+    prose = sum(word.lower() in FUNCTION_WORDS for word in stripped.split())
     return (
         len(stripped) <= MAX_TABLE_LINE_CHARS
         and prose <= 1

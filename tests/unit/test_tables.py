@@ -93,3 +93,15 @@ def test_a_table_chunks_rows_are_quoted_with_the_tables_header() -> None:
     assert [later.content[slice(*unit.parts[-1])] for unit in rows] == [
         line for line in later.content.split("\n") if line in ROWS
     ]
+
+
+def test_a_paragraph_leading_into_a_table_is_its_caption_not_its_rows() -> None:
+    lead_in = [
+        "Operating expenses for the three- and nine-month periods ended July 1, 2023 and",
+        "June 25, 2022 were as follows (dollars in millions):",
+    ]
+    lines = [PROSE, *lead_in, PERIOD, DATES, *ROWS[3:6]]
+    page = page_of(lines, frozenset({1, 3}))
+    [table] = find_tables(page_lines(page))
+    assert table.header_text == " ".join([*lead_in, PERIOD, DATES])
+    assert page.text.startswith(lead_in[0], table.start)
