@@ -111,6 +111,8 @@ class Claim:
     first_page: int
     last_page: int
     confidence: float
+    header: tuple[int, int] | None = None
+    """For a table row, its table's header lines in page `chunk.page_start`'s text."""
 
     @property
     def start(self) -> int:
@@ -153,6 +155,14 @@ class Quote:
     parts: tuple[Span, ...]
     text: str
     confidence: float
+    header: tuple[int, int] | None = None
+    """For a table row, its table's header lines in page `chunk.page_start`'s text."""
+
+
+def table_header_text(chunk: Candidate) -> str:
+    """Returns the text of the lines that head a table chunk's table, as its context header
+    ends with them (app.chunking.headers.table_context_header)."""
+    return chunk.context_header.rpartition("\n")[2] if chunk.table_header else ""
 
 
 def cite(quotes: Sequence[Quote]) -> Answer:
@@ -187,6 +197,7 @@ def cite(quotes: Sequence[Quote]) -> Answer:
                 first_page=first,
                 last_page=last,
                 confidence=round(quote.confidence, 4),
+                header=quote.header,
             )
         )
     return Answer(

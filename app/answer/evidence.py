@@ -18,7 +18,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from app.answer.claims import Claim
+from app.answer.claims import Claim, table_header_text
 from app.core.geometry import Segment, chunk_segments, line_rects, union_rect
 from app.core.records import PageText, Rect
 
@@ -78,6 +78,24 @@ class ClaimSpan:
         return self.segment.page_offset + self.start
 
 
+@dataclass(frozen=True)
+class HeaderSpan:
+    """A table row's claim's header: the lines that head its table, `start:end` in the text
+    of its chunk's first page, which may stand before the chunk."""
+
+    claim: Claim
+    start: int
+    end: int
+
+    @property
+    def page_number(self) -> int:
+        return self.claim.chunk.page_start
+
+    @property
+    def page_start(self) -> int:
+        return self.start
+
+
 def claim_spans(claims: Sequence[Claim]) -> list[ClaimSpan]:
     """Returns each claim's parts on each page they lie on, trimmed of whitespace, in order."""
     spans: list[ClaimSpan] = []
@@ -100,18 +118,22 @@ def collect_evidence(session: Session, claims: Sequence[Claim]) -> list[Evidence
     """Returns one Evidence per claim and page it lies on, in the order of the claims.
 
     A claim across a page break gives one item per page, a claim of several parts (a table
-    row and its headers) one per part. A claim whose page is missing, or
-    whose chunk no longer matches the stored page text (re-ingested meanwhile), gives none:
-    evidence is shown only where it is exact.
+    row and its label) one per part; a table row's claim gives its table's header lines first.
+    A claim whose page is missing, or whose chunk no longer matches the stored page text
+    (re-ingested meanwhile), gives none: evidence is shown only where it is exact.
     """
-    spans = claim_spans(claims)
+    spans: list[ClaimSpan | HeaderSpan] = []
+    for claim in claims:
+        if claim.header is not None:
+            spans.append(HeaderSpan(claim, *claim.header))
+        spans += claim_spans([claim])
     if not spans:
         return []
     rows = session.execute(
         SLICES,
         {
             "docs": [span.claim.chunk.document_id for span in spans],
-            "pages": [span.segment.page_number for span in spans],
+            "pages": [_page_number(span) for span in spans],
             "starts": [span.page_start for span in spans],
             "lengths": [span.end - span.start for span in spans],
             "box": BOX_BYTES,
@@ -122,11 +144,43 @@ def collect_evidence(session: Session, claims: Sequence[Claim]) -> list[Evidence
     found: list[Evidence] = []
     for index, span in enumerate(spans):
         row = by_index.get(index)
-        if row is not None:
+        if row is None:
+            continue
+        if isinstance(span, HeaderSpan):
+            item = _header_evidence(span, row.text, row.boxes, row.line_ids, row.ocr_confidence)
+        else:
             item = _evidence(span, row.text, row.boxes, row.line_ids, row.ocr_confidence)
-            if item is not None:
-                found.append(item)
+        if item is not None:
+            found.append(item)
     return found
+
+
+def _page_number(span: ClaimSpan | HeaderSpan) -> int:
+    return span.page_number if isinstance(span, HeaderSpan) else span.segment.page_number
+
+
+def _header_evidence(
+    span: HeaderSpan, page_text: str, boxes: bytes, line_ids: bytes, ocr_confidence: float | None
+) -> Evidence | None:
+    """Returns the evidence of a table row's header: its lines' text is its own snippet."""
+    claim = span.claim
+    if " ".join(page_text.split()) != table_header_text(claim.chunk):
+        return None
+    rects = _slice_rects(span.page_number, page_text, boxes, line_ids)
+    if rects is None:
+        return None
+    return Evidence(
+        document_id=claim.chunk.document_id,
+        document_name=claim.chunk.document_filename,
+        page_number=span.page_number,
+        text_snippet=page_text,
+        highlight_spans=[(0, len(page_text))],
+        page_spans=[(span.start, span.end)],
+        rects=rects,
+        bbox=union_rect(rects),
+        confidence=_page_confidence(claim.confidence, ocr_confidence),
+        citation=claim.source,
+    )
 
 
 def _evidence(
@@ -137,18 +191,9 @@ def _evidence(
     snippet = chunk.content[segment.start : segment.end]
     if page_text != snippet[span.start : span.end]:
         return None
-    # The slice as a page of its own: line_rects needs only its text, boxes and line ids.
-    piece = PageText(
-        number=segment.page_number,
-        text=page_text,
-        width=0.0,
-        height=0.0,
-        char_boxes=np.frombuffer(boxes, dtype=np.float32).reshape(-1, 4),
-        line_ids=np.frombuffer(line_ids, dtype=np.int32),
-    )
-    if len(piece.char_boxes) != len(page_text) or len(piece.line_ids) != len(page_text):
+    rects = _slice_rects(segment.page_number, page_text, boxes, line_ids)
+    if rects is None:
         return None
-    rects = [_rounded(rect) for rect in line_rects(piece, 0, len(page_text))]
     return Evidence(
         document_id=chunk.document_id,
         document_name=chunk.document_filename,
@@ -170,6 +215,22 @@ def _page_confidence(confidence: float, ocr_confidence: float | None) -> float:
     if ocr_confidence is None:
         return confidence
     return round(confidence * (1.0 - OCR_DOUBT) * ocr_confidence, 4)
+
+
+def _slice_rects(number: int, page_text: str, boxes: bytes, line_ids: bytes) -> list[Rect] | None:
+    """Returns the line rectangles of a slice of a page, None when its boxes do not match it."""
+    # The slice as a page of its own: line_rects needs only its text, boxes and line ids.
+    piece = PageText(
+        number=number,
+        text=page_text,
+        width=0.0,
+        height=0.0,
+        char_boxes=np.frombuffer(boxes, dtype=np.float32).reshape(-1, 4),
+        line_ids=np.frombuffer(line_ids, dtype=np.int32),
+    )
+    if len(piece.char_boxes) != len(page_text) or len(piece.line_ids) != len(page_text):
+        return None
+    return [_rounded(rect) for rect in line_rects(piece, 0, len(page_text))]
 
 
 def _rounded(rect: Rect) -> Rect:

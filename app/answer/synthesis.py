@@ -24,7 +24,15 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from app.answer.claims import EMPTY_ANSWER, Answer, Quote, cite, shown_text, terms
+from app.answer.claims import (
+    EMPTY_ANSWER,
+    Answer,
+    Quote,
+    cite,
+    shown_text,
+    table_header_text,
+    terms,
+)
 from app.answer.kinds import asked_kinds, holds_kind
 from app.answer.units import Span, claim_units
 from app.core.chunks import Candidate
@@ -96,6 +104,9 @@ class ScoredUnit:
     parts: tuple[Span, ...]
     text: str
     words: frozenset[str]
+    """The terms of its own text: a table's header, shared by its rows, is left out."""
+    headed: bool = False
+    """A table row quoted with its table's header (Unit.headed)."""
 
     @property
     def answers(self) -> bool:
@@ -151,7 +162,7 @@ def synthesize(
             break
         if not any(_redundant(unit, other) for other in chosen):
             chosen.append(unit)
-    return cite([Quote(u.chunk, u.parts, u.text, u.confidence) for u in chosen])
+    return cite([Quote(u.chunk, u.parts, u.text, u.confidence, _header(u)) for u in chosen])
 
 
 def score_units(
@@ -177,15 +188,21 @@ def score_units(
     found = []
     for chunk in context:
         rank = rank_of.get(chunk.chunk_id, len(rank_of))
-        for claim in claim_units(chunk.content, page_break_at(chunk)):
-            text = shown_text(chunk.content, claim.parts)
-            words = frozenset(terms(text))
-            coverage = len(words & query_terms) / len(query_terms) if query_terms else 0.0
+        header = table_header_text(chunk)
+        for claim in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk)):
+            shown = shown_text(chunk.content, claim.parts)
+            text = f"{header} {shown}" if claim.headed and header else shown
+            quoted = terms(text)
+            coverage = len(quoted & query_terms) / len(query_terms) if query_terms else 0.0
+            words = frozenset(terms(shown) if claim.headed else quoted)
             kind = 0 if not kinds else (1 if holds_kind(text, kinds, query) else -1)
             worth = COVERAGE_WEIGHT * coverage + KIND_WEIGHT * kind + RANK_BONUS / (1 + rank)
             found.append(
-                ScoredUnit(worth, 0.0, coverage, kind, rank, 0.0, chunk, claim.parts, text, words)
-            )
+                ScoredUnit(
+                    worth, 0.0, coverage, kind, rank, 0.0, chunk, claim.parts, text, words,
+                    claim.headed,
+                )
+            )  # fmt: skip
     found.sort(key=_order)
     weighed = dict.fromkeys(unit.text for unit in found if unit.chunk.chunk_id == kept_chunk)
     best = dict.fromkeys(unit.text for unit in found if unit.chunk.chunk_id != kept_chunk)
@@ -208,6 +225,18 @@ def score_units(
         replace(unit, lead=min(unit.worth - after.worth, MAX_LEAD))
         for unit, after in zip(scored, [*scored[1:], replace(scored[-1], worth=0.0)], strict=True)
     ]
+
+
+def _header(unit: ScoredUnit) -> tuple[int, int] | None:
+    return unit.chunk.table_header if unit.headed else None
+
+
+def _header_end(chunk: Candidate) -> int | None:
+    """Returns where a table chunk's table header ends in its content (at or before 0 when it
+    stands before the chunk), None for a chunk of no table."""
+    if chunk.table_header is None:
+        return None
+    return chunk.table_header[1] - chunk.page_span_start
 
 
 def _order(unit: ScoredUnit) -> tuple[float, int, uuid.UUID, int]:

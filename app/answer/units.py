@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from app.core.rows import NUMERIC_CELL, row_kind, table_like
 from app.core.sentences import CLOSERS, split_sentences
 
 Span = tuple[int, int]
@@ -28,14 +29,8 @@ MAX_LIST_CHARS = 700
 MAX_HEADER_CHARS = 240
 """A row's column headers: at most this much of the lines above the table's first row."""
 
-MAX_LABEL_WORDS = 12
-"""A row's own label is short: a line of more words before its figures is prose."""
-
 LABEL_LOOKBACK = 3
 """A row of bare figures takes its label from one of the few lines before it."""
-
-MAX_TABLE_LINE_CHARS = 90
-"""Lines longer than this, or ending a sentence, are prose: they end a table upwards."""
 
 UnitKind = Literal["sentence", "list", "row"]
 
@@ -46,6 +41,9 @@ class Unit:
 
     parts: tuple[Span, ...]
     kind: UnitKind
+    headed: bool = False
+    """A row of a table chunk, quoted with its table's header (the chunk's `table_header`),
+    which may stand before the chunk."""
 
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
@@ -61,13 +59,6 @@ _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
 _BARE_MARK = re.compile(rf"[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)]")
-_NUMERIC_CELL = re.compile(r"^[$\u20ac\u00a3(]*[-\u2212+]?\d[\d,.]*[%)xX]?[KMBT]?\)?$")
-_OPTION = re.compile(r"^\s*-{1,2}[A-Za-z][\w-]*(?:[, ]+--?[A-Za-z][\w-]*)*(?:[ =]\S+)?\s{1,}\w")
-"""A command-line option and its description: "-s, --strict use strict DER decoding"."""
-_FUNCTION_WORDS = frozenset(
-    "the a an of in on at to for by with as that which this was were is are be and or from".split()  # noqa: SIM905
-)
-_CURRENCY = re.compile(r"^[$\u20ac\u00a3%]$")
 _WORD = re.compile(r"\w+")
 _LETTER = re.compile(r"[A-Za-z]")
 
@@ -100,9 +91,19 @@ def chunk_sentences(content: str, page_break: int | None) -> list[Span]:
     ]
 
 
-def claim_units(content: str, page_break: int | None) -> list[Unit]:
-    """Returns the units of `content` an answer may quote, in reading order."""
-    rows = row_units(content)
+def claim_units(
+    content: str, page_break: int | None, table_header_end: int | None = None
+) -> list[Unit]:
+    """Returns the units of `content` an answer may quote, in reading order.
+
+    `table_header_end`: for a chunk of a table's rows (app.chunking.tables), where the table's
+    header ends in `content`, at or before 0 when it stands before the chunk. Its rows are
+    then quoted with that header, whatever lines stand above them in the chunk.
+    """
+    if table_header_end is None:
+        rows = row_units(content)
+    else:
+        rows = table_row_units(content, table_header_end)
     row_lines = [unit.parts[-1] for unit in rows]
     units = sentence_units(content, page_break, row_lines)
     return sorted([*units, *rows], key=lambda unit: unit.parts[-1])
@@ -113,36 +114,6 @@ def claim_units(content: str, page_break: int | None) -> list[Unit]:
 
 def line_spans(content: str) -> list[Span]:
     return [(m.start(), m.end()) for m in _LINE.finditer(content) if m.group().strip()]
-
-
-def row_kind(line: str) -> Literal["figures", "loose", "option"] | None:
-    """Returns how a line is a table row, None when it is not one: "figures" when it ends in
-    two or more figures (currency signs between them) after a short label; "loose" when it
-    holds two or more figures among a few words that are not prose (no sentence end, hardly
-    a function word), which counts only beside another row; "option" for a command-line
-    option and its description."""
-    if _OPTION.match(line):
-        return "option"
-    cells = line.split()
-    figures = 0
-    while cells and (_NUMERIC_CELL.match(cells[-1]) or _CURRENCY.match(cells[-1])):
-        figures += bool(_NUMERIC_CELL.match(cells.pop()))
-    if figures >= 2:
-        return "figures" if len(cells) <= MAX_LABEL_WORDS else None
-    words = [cell for cell in cells if not _NUMERIC_CELL.match(cell)]
-    figures += len(cells) - len(words)
-    loose = figures >= 2 and len(words) <= MAX_LABEL_WORDS and _table_like(line)
-    return "loose" if loose else None
-
-
-def _table_like(line: str) -> bool:
-    stripped = line.strip()
-    prose = sum(word.lower() in _FUNCTION_WORDS for word in stripped.split())
-    return (
-        len(stripped) <= MAX_TABLE_LINE_CHARS
-        and prose <= 1
-        and not re.search(r"[.!?:;]$", stripped)
-    )
 
 
 def row_units(content: str) -> list[Unit]:
@@ -160,7 +131,7 @@ def row_units(content: str) -> list[Unit]:
     for i in rows:
         label = _label_of(content, lines, i, is_row)
         block = i
-        while block > 0 and (block - 1 in is_row or _table_like(_text(content, lines[block - 1]))):
+        while block > 0 and (block - 1 in is_row or table_like(_text(content, lines[block - 1]))):
             block -= 1
         first_row = next(r for r in rows if r >= block)
         first_label = _label_of(content, lines, first_row, is_row)
@@ -182,6 +153,25 @@ def row_units(content: str) -> list[Unit]:
     return units
 
 
+def table_row_units(content: str, header_end: int) -> list[Unit]:
+    """Returns a unit per row of a table chunk's `content` after its header: the row and, for
+    a row of bare figures, its label; each quoted with the table's header (Unit.headed)."""
+    lines = line_spans(content)
+    kinds = [row_kind(content[a:b]) for a, b in lines]
+    rows = [
+        i
+        for i, (line, kind) in enumerate(zip(lines, kinds, strict=True))
+        if kind in ("figures", "loose") and line[0] >= header_end
+    ]
+    is_row = set(rows)
+    units = []
+    for i in rows:
+        label = _label_of(content, lines, i, is_row)
+        parts = [*([lines[label]] if label is not None else []), lines[i]]
+        units.append(Unit(tuple(_merged(parts, content)), "row", headed=True))
+    return units
+
+
 def _text(content: str, span: Span) -> str:
     return content[span[0] : span[1]]
 
@@ -189,13 +179,13 @@ def _text(content: str, span: Span) -> str:
 def _label_of(content: str, lines: list[Span], i: int, rows: set[int]) -> int | None:
     """Returns the index of the line labelling row `i` when the row starts with a figure."""
     row = content[lines[i][0] : lines[i][1]].split()
-    if _LETTER.search(row[0]) and not _NUMERIC_CELL.match(row[0]):
+    if _LETTER.search(row[0]) and not NUMERIC_CELL.match(row[0]):
         return None
     for j in range(i - 1, max(i - 1 - LABEL_LOOKBACK, -1), -1):
         if j in rows:
             return None
         text = content[lines[j][0] : lines[j][1]]
-        if _LETTER.search(text) and _table_like(text):
+        if _LETTER.search(text) and table_like(text):
             return j
     return None
 

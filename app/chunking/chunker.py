@@ -4,7 +4,9 @@ A chunk is a span of the document text (the pages' texts joined with PAGE_BREAK)
 on one page, unless a sentence runs over the page break: then the chunk ends on the next
 page, right after that sentence. Page furniture (running headers, page numbers) is a hard
 boundary: it gets chunks of its own, flagged, and no other chunk contains any of it. So are
-the edges of regions the caller names (reference sections): no chunk straddles one.
+the edges of regions the caller names (reference sections): no chunk straddles one. So are
+a table's edges (app.chunking.tables): its chunks hold whole rows, none repeated from the
+chunk before, and each says the table's header in its context header.
 Chapter and section come from the outline. A long document is chunked a window of pages at
 a time (`DocumentChunker`), with the very chunks it would have whole.
 """
@@ -20,8 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.chunking.furniture import FURNITURE
-from app.chunking.headers import context_header
-from app.core.chunks import ChunkDraft
+from app.chunking.headers import context_header, table_context_header
+from app.chunking.tables import Table, find_tables
+from app.core.chunks import TABLE, ChunkDraft
+from app.core.geometry import page_lines
 from app.core.records import PAGE_BREAK, PageText, PageWindow, TocEntry
 from app.core.sentences import CLOSERS, split_sentences, trim_span
 
@@ -62,6 +66,10 @@ class _Piece:
     ends_paragraph: bool
     furniture: bool = False
     zone: int = 0
+    reserve: int = 0
+    """Tokens its chunk leaves for its table's header (0 outside tables), which the context
+    header carries and the embedding reads with the chunk."""
+    table: bool = False
 
 
 def chunk_pages(
@@ -142,11 +150,13 @@ class DocumentChunker:
         text = PAGE_BREAK.join(page.text for page in pages)
         # Regions are spans of the document text; the window's text starts at self._offset.
         regions = [(start - self._offset, end - self._offset) for start, end in self._regions]
-        bounds = _Bounds(pages, offsets, self._furniture, regions)
-        sentences = _document_sentences(text, offsets, bounds, continued=self._continued)
+        tables = _Tables(pages, offsets, self._count_tokens, self._overhead, self._max_tokens)
+        bounds = _Bounds(pages, offsets, self._furniture, regions + tables.spans)
+        sentences = _document_sentences(text, offsets, bounds, tables, continued=self._continued)
         pieces = _pieces(
-            text, offsets, sentences, bounds, self._max_tokens, self._overhead, self._count_tokens
-        )
+            text, offsets, sentences, bounds, tables, self._max_tokens, self._overhead,
+            self._count_tokens,
+        )  # fmt: skip
         first, last = (number - pages[0].number for number in (window.first, window.last))
         # The page before was chunked by the window before; the page after, without its own
         # next page, cannot be yet.
@@ -168,6 +178,7 @@ class DocumentChunker:
                 self._headings,
                 self._label,
                 bounds.holds(chunk[0]),
+                tables.at(chunk[0]),
             )
             for index, chunk in enumerate(fitted)
         ]
@@ -189,12 +200,16 @@ def _draft(
     headings: _Headings,
     label: str,
     furniture: bool,
+    table: _WindowTable | None,
 ) -> ChunkDraft:
     """Returns the draft of the chunk spanning text[start:end] with its token count, where
     `text` starts at `base` in the document text."""
     start, end, tokens = chunk
     first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
     chapter, section = headings.at(pages[first], start - offsets[first])
+    header = context_header(label, chapter, section)
+    if table is not None:
+        header = table_context_header(header, table.table.header_text)
     return ChunkDraft(
         ordinal=ordinal,
         page_start=pages[first].number,
@@ -207,8 +222,9 @@ def _draft(
         token_count=tokens,
         chapter=chapter,
         section=section,
-        flags=(FURNITURE,) if furniture else (),
-        context_header=context_header(label, chapter, section),
+        flags=(FURNITURE,) if furniture else (TABLE,) if table is not None else (),
+        context_header=header,
+        table_header=table.table.header if table is not None else None,
     )
 
 
@@ -221,29 +237,34 @@ def _pieces(
     offsets: list[int],
     sentences: list[Span],
     bounds: _Bounds,
+    tables: _Tables,
     max_tokens: int,
     overhead: int,
     count_tokens: CountTokens,
 ) -> list[_Piece]:
-    """Returns the sentences and furniture spans as pieces, in order, those over
-    `max_tokens` cut to fit."""
+    """Returns the sentences (a table's rows) and furniture spans as pieces, in order, those
+    over `max_tokens` cut to fit."""
     spans = [(start, end) for start, end, _ in sentences] + bounds.furniture
     fitted = _fit(text, spans, max_tokens, count_tokens, _halve_words)
     ending = {end for _, end, last in sentences if last}
-    return [
-        _Piece(
-            a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead,
-            ends_paragraph=b in ending, furniture=bounds.holds(a), zone=bounds.zone(a),
-        )
-        for a, b, n in fitted
-    ]  # fmt: skip
+    pieces = []
+    for a, b, n in fitted:
+        table = None if bounds.holds(a) else tables.at(a)
+        pieces.append(
+            _Piece(
+                a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead,
+                ends_paragraph=b in ending, furniture=bounds.holds(a), zone=bounds.zone(a),
+                reserve=table.reserve if table is not None else 0, table=table is not None,
+            )
+        )  # fmt: skip
+    return pieces
 
 
 def _document_sentences(
-    text: str, offsets: list[int], bounds: _Bounds, *, continued: bool
+    text: str, offsets: list[int], bounds: _Bounds, tables: _Tables, *, continued: bool
 ) -> list[Span]:
     """Returns every sentence of the pages' text outside page furniture, in order, none
-    across a region's edge.
+    across a region's edge; in a table, its rows take the place of sentences.
 
     A page's last sentence that ends without sentence punctuation, followed by a page that
     opens in lower case, runs over the page break: it is joined with its ending, unless
@@ -257,7 +278,7 @@ def _document_sentences(
         sentences = [
             sentence
             for a, b in bounds.stretches(start, end - len(PAGE_BREAK))
-            for sentence in _sentences(text, a, b)
+            for sentence in tables.rows(text, a, b) or _sentences(text, a, b)
         ]
         if continued and index == 0:
             sentences = sentences[1:]
@@ -267,6 +288,7 @@ def _document_sentences(
                 not _SENTENCE_END.search(text, head[0], head[1])
                 and text[first[0]].islower()
                 and not bounds.between(head[1], first[0])
+                and tables.at(head[0]) is None
             ):
                 spans[-1] = (head[0], first[1], first[2])
                 sentences = sentences[1:]
@@ -383,7 +405,7 @@ def _without_tiny(groups: list[list[_Piece]], budget: int) -> list[list[_Piece]]
         if previous is not None and tokens < MIN_CHUNK_TOKENS:
             # The group opens with the pieces it carried over from the one before.
             new = [piece for piece in group if piece.start >= previous[-1].end]
-            fits = sum(piece.tokens for piece in previous + new) <= budget
+            fits = sum(piece.tokens for piece in previous + new) <= budget - previous[0].reserve
             if fits and group[0].page == previous[0].page and _same_kind(group[0], previous[0]):
                 previous.extend(new)
                 continue
@@ -394,14 +416,15 @@ def _without_tiny(groups: list[list[_Piece]], budget: int) -> list[list[_Piece]]
 def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -> bool:
     """Says whether the chunk in `current` must end before `piece`.
 
-    It must at a new page, between furniture and the rest, at a region's edge, and when
-    the piece does not fit; it prefers to once more than half full at a paragraph end.
+    It must at a new page, between furniture and the rest, at a region's or table's edge,
+    and when the piece does not fit (a table's chunk leaves room for the table's header); it
+    prefers to once more than half full at a paragraph end.
     """
     return (
         piece.page != current[0].page
         or not _same_kind(piece, current[0])
-        or used + piece.tokens > budget
-        or (current[-1].ends_paragraph and 2 * used > budget)
+        or used + piece.tokens > budget - current[0].reserve
+        or (current[-1].ends_paragraph and 2 * used > budget - current[0].reserve)
     )
 
 
@@ -416,6 +439,8 @@ def _overlap(
     carried: list[_Piece] = []
     if not _same_kind(piece, current[0]):
         return carried
+    if piece.table:
+        return carried  # a table's chunks hold whole rows, each once
     used = 0
     for previous in reversed(current[1:]):
         used += previous.tokens
@@ -493,6 +518,72 @@ class _Bounds:
                 [stretch_start, *(c for c in cuts if stretch_start < c < stretch_end), stretch_end]
             )
         ]
+
+
+@dataclass(frozen=True)
+class _WindowTable:
+    """A table as found on its page, its offsets moved into the window's text."""
+
+    table: Table
+    start: int
+    end: int
+    row_ends: tuple[int, ...]
+    reserve: int
+    """The tokens of its header text, which each of its chunks leaves room for."""
+
+
+class _Tables:
+    """The tables on a window's pages (app.chunking.tables), in the window's text offsets."""
+
+    def __init__(
+        self,
+        pages: Sequence[PageText],
+        offsets: list[int],
+        count_tokens: CountTokens,
+        overhead: int,
+        max_tokens: int,
+    ) -> None:
+        found = [
+            (offset, table)
+            for page, offset in zip(pages, offsets, strict=True)
+            for table in find_tables(page_lines(page))
+        ]
+        counts = count_tokens([table.header_text for _, table in found]) if found else []
+        self._tables = [
+            _WindowTable(
+                table,
+                offset + table.start,
+                offset + table.end,
+                tuple(offset + end for end in table.row_ends),
+                # A header longer than half a chunk leaves its end out of the embedding.
+                min(count - overhead + 1, max_tokens // 2) if table.header_text else 0,
+            )
+            for (offset, table), count in zip(found, counts, strict=True)
+        ]
+        self._starts = [table.start for table in self._tables]
+        self.spans = [(table.start, table.end) for table in self._tables]
+        """The tables' spans: regions that no chunk straddles."""
+
+    def at(self, position: int) -> _WindowTable | None:
+        """Returns the table holding the window text's character at `position`, if any."""
+        index = bisect.bisect_right(self._starts, position) - 1
+        found = self._tables[index] if index >= 0 else None
+        return found if found is not None and position < found.end else None
+
+    def rows(self, text: str, start: int, end: int) -> list[Span]:
+        """Returns the rows of a table in text[start:end] as the spans chunks are packed from,
+        each with the lines before it (a label, the header before the first row); [] when
+        the stretch is no table's. A row ends its paragraph when a blank line follows it."""
+        table = self.at(start)
+        if table is None:
+            return []
+        cuts = [cut for cut in table.row_ends if start < cut < end]
+        spans = []
+        for a, b in itertools.pairwise([start, *cuts, end]):
+            a, b = trim_span(text, a, b)
+            if a < b:
+                spans.append((a, b, text.startswith("\n\n", b) or b == table.end))
+        return spans
 
 
 class _Headings:

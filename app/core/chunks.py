@@ -19,6 +19,8 @@ STRUCTURE_FLAGS = (TOC, INDEX, LIST_OF_FIGURES)
 """The flags of chunks on pages that only point elsewhere (app.chunking.structure)."""
 OCR = "ocr"
 """The flag of a chunk whose text, on some page of it, was read by OCR."""
+TABLE = "table"
+"""The flag of a chunk of a table's rows (app.chunking.tables): whole rows, no sentences."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -44,6 +46,9 @@ class ChunkText(ChunkPlace):
     context_header: str = ""
     """Whose the chunk is and where it stands (app.chunking.headers): embedded and keyword
     indexed with `content`, never part of it."""
+    table_header: tuple[int, int] | None = None
+    """For a chunk of a table's rows, where the lines that head the table (caption, unit,
+    periods, column heads) are in page `page_start`'s text; None for any other chunk."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -66,6 +66,8 @@ def chunk_row(
         "section": draft.section,
         "content": draft.content,
         "context_header": draft.context_header,
+        "table_header_start": draft.table_header[0] if draft.table_header else None,
+        "table_header_end": draft.table_header[1] if draft.table_header else None,
         "content_sha256": hashlib.sha256(draft.content.encode()).hexdigest(),
         "token_count": draft.token_count,
         "flags": list(draft.flags),

@@ -112,6 +112,9 @@ class Chunk(Base):
     content: Mapped[str] = mapped_column(Text)
     context_header: Mapped[str] = mapped_column(Text, default="", server_default="")
     """Whose the chunk is and where it stands (app.chunking.headers), beside its text."""
+    table_header_start: Mapped[int | None] = mapped_column(Integer)
+    table_header_end: Mapped[int | None] = mapped_column(Integer)
+    """For a chunk of a table's rows, its table's header lines in page `page_start`'s text."""
     content_sha256: Mapped[str] = mapped_column(String(64))
     token_count: Mapped[int] = mapped_column(Integer)
     flags: Mapped[list[str]] = mapped_column(ARRAY(Text), default=list)

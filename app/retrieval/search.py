@@ -186,7 +186,7 @@ def query_distance(*, exact: bool) -> ColumnElement[float]:
     return indexed
 
 
-DISTANCE = 13
+DISTANCE = 15
 """The position of the distance in a search row: right after payload()'s columns."""
 
 VECTOR_HITS = DISTANCE + 4
@@ -208,6 +208,8 @@ def payload() -> list[InstrumentedAttribute[Any]]:
         Chunk.section,
         Chunk.flags,
         Chunk.context_header,
+        Chunk.table_header_start,
+        Chunk.table_header_end,
         Document.filename,
         Document.title,
     ]
@@ -372,7 +374,8 @@ def candidates_from(
     for position, row in enumerate(rows, 1):
         # Unpacked by position: reading the fields by name took a quarter of a millisecond.
         (chunk_id, document_id, content, page_start, page_end, span_start, span_end,
-         chapter, section, flags, header, filename, title, distance, *rest) = row  # fmt: skip
+         chapter, section, flags, header, table_start, table_end, filename, title, distance,
+         *rest) = row  # fmt: skip
         hl_count = rest.pop() if marks else 0
         if mode == "vector":
             vector_rank, keyword_rank = position, None
@@ -396,6 +399,7 @@ def candidates_from(
                 section=section,
                 flags=tuple(flags),
                 context_header=header,
+                table_header=(table_start, table_end) if table_start is not None else None,
                 document_filename=filename,
                 document_title=title,
                 hl_count=hl_count,

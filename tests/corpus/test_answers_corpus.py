@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.answer import synthesize
+from app.answer.claims import table_header_text
 from app.contract.schemas import QueryRequest
 from app.flows.query import answer_query, retrieval_params
 from app.retrieval.pipeline import retrieve_context
@@ -83,7 +84,9 @@ def test_answers_cite_what_they_quote(ingested_docs: IngestedCorpus, question: s
         range(1, len(response.sources) + 1)
     )
     for claim in answer.claims:
-        quoted = "".join(claim.chunk.content[start:end] for start, end in claim.parts)
+        # A table's row is quoted after the lines that head its table.
+        header = table_header_text(claim.chunk) if claim.header else ""
+        quoted = header + "".join(claim.chunk.content[start:end] for start, end in claim.parts)
         assert only_whitespace_and_markers_changed(quoted, claim.text), (quoted, claim.text)
         citation = response.citations[claim.source - 1]
         assert citation.document_id == claim.chunk.document_id

@@ -30,6 +30,8 @@ from tests.helpers.corpus import SHARED_CORPUS, IngestedCorpus
 
 pytestmark = pytest.mark.corpus
 
+QWEN = "test_4751_Qwen2_tech_report.pdf"
+
 RECTS_PER_QUERY = 4
 """get_textbox is slow (it extracts the page's text): only a few rectangles per query."""
 
@@ -38,6 +40,7 @@ QUERIES = [
     ("R-intro.pdf", "How do I read data from a file into a data frame?"),
     ("multicolumn.pdf", "Which sample document has two columns filled with Lorem Ipsum?"),
     ("federal-register-2020-17221.pdf", "By when must the FAA receive comments on this AD?"),
+    (QWEN, "What hidden size does the Qwen2-72B model use?"),
 ]
 
 
@@ -160,3 +163,18 @@ def test_annotated_pdf_highlights_hold_the_cited_lines(
             for quad, line in zip(quads, lines[key], strict=True):
                 found = page.get_textbox(quad.rect)
                 assert normalised(line) in normalised(found), (line, found)
+
+
+def test_a_table_row_is_cited_with_its_tables_header(ingested_docs: IngestedCorpus) -> None:
+    """The row that answers is marked, and so are the lines that head its table (caption and
+    column heads), though they stand in another chunk."""
+    question = "What hidden size does the Qwen2-72B model use?"
+    with answered(ingested_docs, QWEN, question) as (_, _, response):
+        items = response.highlighted_sources or []
+    marked = [item.text_snippet[slice(*item.highlight_spans[0])] for item in items]
+    row = next(i for i, text in enumerate(marked) if text.startswith("Hidden Size 896"))
+    assert marked[row - 1].startswith("Table 1: Architecture of Qwen2")
+    assert marked[row - 1].endswith("Configuration 0.5B 1.5B 7B 72B 57B-A14B")
+    assert items[row - 1].citation == items[row].citation
+    assert items[row - 1].page_number == items[row].page_number == 5
+    assert "Hidden Size 896" in response.answer and "Configuration 0.5B" in response.answer

@@ -46,6 +46,8 @@ class Chunk:
     document_id: uuid.UUID = DOC_A
     document_filename: str = "tracemonkey.pdf"
     distance: float = 0.3
+    context_header: str = ""
+    table_header: tuple[int, int] | None = None
 
 
 def chunk(n: int, content: str, **fields: object) -> Chunk:

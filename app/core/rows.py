@@ -1,0 +1,91 @@
+"""Table rows as a page's text gives them: what chunking packs whole and what an answer quotes.
+
+A statement table reads, line by line, as a label and its figures ("Products $ 60,584 $ 63,355
+$ 230,901"), under a few short lines that head its columns ("Three Months Ended", "July 1,
+2023", "(In millions)"). These tests read one line's text; where a table stands on a page is
+app.chunking.tables's to say, which rows an answer quotes app.answer.units's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+MAX_LABEL_WORDS = 12
+"""A row's own label is short: a line of more words before its figures is prose."""
+
+MAX_TABLE_LINE_CHARS = 90
+"""Lines longer than this, or ending a sentence, are prose: they end a table upwards."""
+
+NUMERIC_CELL = re.compile(r"^[$\u20ac\u00a3(]*[-\u2212+]?\d[\d,.]*[%)xX]?[KMBT]?\)?$")
+_CURRENCY = re.compile(r"^[$\u20ac\u00a3%]$")
+_NIL = re.compile(r"^[$(]*[\u2014\u2013-]{1,2}\)?$")
+"""A cell that says nothing there: "—", "-", "$ —"."""
+_OPTION = re.compile(r"^\s*-{1,2}[A-Za-z][\w-]*(?:[, ]+--?[A-Za-z][\w-]*)*(?:[ =]\S+)?\s{1,}\w")
+"""A command-line option and its description: "-s, --strict use strict DER decoding"."""
+FUNCTION_WORDS = frozenset(
+    "the a an of in on at to for by with as that which this was were is are be and or from".split()  # noqa: SIM905
+)
+_MONTH = (
+    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
+    r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
+)
+_DATE_OR_YEAR = re.compile(rf"\b{_MONTH}\s+\d{{1,2}},?(?:\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b")
+_UNIT_LINE = re.compile(
+    r"^\(?\s*(?:\$|\b(?:dollars|amounts|in)\b).{0,20}\b(?:(?:thousand|million|billion)s?|except)\b",
+    re.IGNORECASE,
+)
+"""A table's unit line: "(In millions, except per share amounts)", "($ in thousands)",
+"$ million"."""
+
+RowKind = Literal["figures", "loose", "option"]
+
+
+def row_kind(line: str) -> RowKind | None:
+    """Returns how a line is a table row, None when it is not one: "figures" when it ends in
+    two or more figures or nil cells ("—"; currency signs between them) after a short label;
+    "loose" when it holds two or more figures among a few words that are not prose (no
+    sentence end, hardly a function word), which counts only beside another row; "option"
+    for a command-line option and its description. A line of dates and years heads columns:
+    it is no row."""
+    if _OPTION.match(line):
+        return "option"
+    if is_period_line(line):
+        return None
+    cells = line.split()
+    figures = 0
+    while cells and (
+        NUMERIC_CELL.match(cells[-1]) or _NIL.match(cells[-1]) or _CURRENCY.match(cells[-1])
+    ):
+        figures += not _CURRENCY.match(cells.pop())
+    if figures >= 2:
+        return "figures" if len(cells) <= MAX_LABEL_WORDS else None
+    words = [cell for cell in cells if not NUMERIC_CELL.match(cell)]
+    figures += len(cells) - len(words)
+    loose = figures >= 2 and len(words) <= MAX_LABEL_WORDS and table_like(line)
+    return "loose" if loose else None
+
+
+def is_period_line(line: str) -> bool:
+    """Says whether a line holds dates or years and no other figure: "July 1, 2023 June 25,
+    2022", "2023 2022 2023 2022", "Three Months Ended March 31, 2023"."""
+    if not _DATE_OR_YEAR.search(line):
+        return False
+    rest = _DATE_OR_YEAR.sub(" ", line)
+    return not any(NUMERIC_CELL.match(cell) for cell in rest.split())
+
+
+def is_unit_line(line: str) -> bool:
+    """Says whether a line gives a table's unit: "(In millions, except per share amounts)"."""
+    return _UNIT_LINE.match(line.strip()) is not None
+
+
+def table_like(line: str) -> bool:
+    """Says whether a line may stand in a table: short, no sentence end, hardly a function word."""
+    stripped = line.strip()
+    prose = sum(word.lower() in FUNCTION_WORDS for word in stripped.split())
+    return (
+        len(stripped) <= MAX_TABLE_LINE_CHARS
+        and prose <= 1
+        and not re.search(r"[.!?:;]$", stripped)
+    )
