@@ -156,7 +156,8 @@ ApiKey = Annotated[
 @app.command()
 def ingest(
     paths: Annotated[
-        list[Path], typer.Argument(help="PDF files or folders (searched recursively).")
+        list[Path],
+        typer.Argument(exists=True, help="PDF files or folders (searched recursively)."),
     ],
     collection: Annotated[str, typer.Option(help="Collection to ingest into.")] = "default",
     title: Annotated[
@@ -183,6 +184,9 @@ def ingest(
     from app.flows.runtime import open_runtime
 
     files = pdf_files(paths)
+    if not files:
+        console.print("[red]No PDF files[/red] in the given folders.")
+        raise typer.Exit(code=1)
     meta = DocumentMeta(
         filename="",
         collection=collection,

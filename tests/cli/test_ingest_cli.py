@@ -62,6 +62,16 @@ def test_ingest_reports_a_bad_file_and_exits_nonzero(cli_database: str, tmp_path
     assert report["error"] == "corrupt_pdf"
 
 
+def test_ingest_refuses_a_missing_path_or_a_folder_without_pdfs(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["ingest", str(tmp_path / "nowhere.pdf")])
+    assert missing.exit_code == 2
+    assert "does not exist" in missing.output
+
+    empty = runner.invoke(app, ["ingest", str(tmp_path)])
+    assert empty.exit_code == 1
+    assert "No PDF files" in empty.output
+
+
 def test_ingest_and_list_through_a_running_service(live_service: str, pdf_folder: Path) -> None:
     args = ["--url", live_service]
     first = runner.invoke(app, ["ingest", str(pdf_folder), "--collection", "web", "--json", *args])
