@@ -159,12 +159,6 @@ class Quote:
     """For a table row, its table's header lines in page `chunk.page_start`'s text."""
 
 
-def table_header_text(chunk: Candidate) -> str:
-    """Returns the text of the lines that head a table chunk's table, as its context header
-    ends with them (app.chunking.headers.table_context_header)."""
-    return chunk.context_header.rpartition("\n")[2] if chunk.table_header else ""
-
-
 def cite(quotes: Sequence[Quote]) -> Answer:
     """Returns the answer made of `quotes` in their order, each followed by its source marker.
 

@@ -18,7 +18,7 @@ import numpy as np
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from app.answer.claims import Claim, table_header_text
+from app.answer.claims import Claim
 from app.core.geometry import Segment, chunk_segments, line_rects, union_rect
 from app.core.records import PageText, Rect
 
@@ -164,7 +164,7 @@ def _header_evidence(
 ) -> Evidence | None:
     """Returns the evidence of a table row's header: its lines' text is its own snippet."""
     claim = span.claim
-    if " ".join(page_text.split()) != table_header_text(claim.chunk):
+    if " ".join(page_text.split()) != claim.chunk.table_header_text:
         return None
     rects = _slice_rects(span.page_number, page_text, boxes, line_ids)
     if rects is None:

@@ -30,7 +30,6 @@ from app.answer.claims import (
     Quote,
     cite,
     shown_text,
-    table_header_text,
     terms,
 )
 from app.answer.kinds import asked_kinds, holds_kind
@@ -56,6 +55,12 @@ KIND_WEIGHT = 0.2
 question's terms and of holding (or lacking, subtracted) the kind of answer asked for. On
 bench/data's docs and 10-Q questions the figures are flat around these weights (similarity
 0 to 1, coverage 0.5 to 1, kind 0 to 0.2 all within a question of each other)."""
+
+HEADER_SHARE = 0.5
+"""In a table row's worth, the question's terms found only in its table's header count at this
+share of its coverage: the header is every row's, so a row's own label (a "Total net sales"
+among segments) must decide between the rows of a table, and between tables whose headers
+match alike. The floor and the confidence take the whole coverage."""
 
 RANK_BONUS = 0.2
 """Added as RANK_BONUS / (1 + rank of the unit's chunk): retrieval's order counts a little."""
@@ -188,15 +193,18 @@ def score_units(
     found = []
     for chunk in context:
         rank = rank_of.get(chunk.chunk_id, len(rank_of))
-        header = table_header_text(chunk)
+        header = chunk.table_header_text
         for claim in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk)):
             shown = shown_text(chunk.content, claim.parts)
             text = f"{header} {shown}" if claim.headed and header else shown
             quoted = terms(text)
-            coverage = len(quoted & query_terms) / len(query_terms) if query_terms else 0.0
             words = frozenset(terms(shown) if claim.headed else quoted)
+            found_terms = len(quoted & query_terms)
+            header_only = found_terms - len(words & query_terms)
+            coverage = found_terms / len(query_terms) if query_terms else 0.0
+            own_coverage = coverage - (1 - HEADER_SHARE) * header_only / max(len(query_terms), 1)
             kind = 0 if not kinds else (1 if holds_kind(text, kinds, query) else -1)
-            worth = COVERAGE_WEIGHT * coverage + KIND_WEIGHT * kind + RANK_BONUS / (1 + rank)
+            worth = COVERAGE_WEIGHT * own_coverage + KIND_WEIGHT * kind + RANK_BONUS / (1 + rank)
             found.append(
                 ScoredUnit(
                     worth, 0.0, coverage, kind, rank, 0.0, chunk, claim.parts, text, words,

@@ -6,7 +6,8 @@ page, right after that sentence. Page furniture (running headers, page numbers) 
 boundary: it gets chunks of its own, flagged, and no other chunk contains any of it. So are
 the edges of regions the caller names (reference sections): no chunk straddles one. So are
 a table's edges (app.chunking.tables): its chunks hold whole rows, none repeated from the
-chunk before, and each says the table's header in its context header.
+chunk before, and each knows the lines that head its table, which its rows are quoted with
+(they are left out of its context header: every chunk of a statement would share them).
 Chapter and section come from the outline. A long document is chunked a window of pages at
 a time (`DocumentChunker`), with the very chunks it would have whole.
 """
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.chunking.furniture import FURNITURE
-from app.chunking.headers import context_header, table_context_header
+from app.chunking.headers import context_header
 from app.chunking.tables import Table, find_tables
 from app.core.chunks import TABLE, ChunkDraft
 from app.core.geometry import page_lines
@@ -66,9 +67,6 @@ class _Piece:
     ends_paragraph: bool
     furniture: bool = False
     zone: int = 0
-    reserve: int = 0
-    """Tokens its chunk leaves for its table's header (0 outside tables), which the context
-    header carries and the embedding reads with the chunk."""
     table: bool = False
 
 
@@ -150,7 +148,7 @@ class DocumentChunker:
         text = PAGE_BREAK.join(page.text for page in pages)
         # Regions are spans of the document text; the window's text starts at self._offset.
         regions = [(start - self._offset, end - self._offset) for start, end in self._regions]
-        tables = _Tables(pages, offsets, self._count_tokens, self._overhead, self._max_tokens)
+        tables = _Tables(pages, offsets)
         bounds = _Bounds(pages, offsets, self._furniture, regions + tables.spans)
         sentences = _document_sentences(text, offsets, bounds, tables, continued=self._continued)
         pieces = _pieces(
@@ -208,8 +206,6 @@ def _draft(
     first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
     chapter, section = headings.at(pages[first], start - offsets[first])
     header = context_header(label, chapter, section)
-    if table is not None:
-        header = table_context_header(header, table.table.header_text)
     return ChunkDraft(
         ordinal=ordinal,
         page_start=pages[first].number,
@@ -225,6 +221,7 @@ def _draft(
         flags=(FURNITURE,) if furniture else (TABLE,) if table is not None else (),
         context_header=header,
         table_header=table.table.header if table is not None else None,
+        table_header_text=table.table.header_text if table is not None else "",
     )
 
 
@@ -254,7 +251,7 @@ def _pieces(
             _Piece(
                 a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead,
                 ends_paragraph=b in ending, furniture=bounds.holds(a), zone=bounds.zone(a),
-                reserve=table.reserve if table is not None else 0, table=table is not None,
+                table=table is not None,
             )
         )  # fmt: skip
     return pieces
@@ -405,7 +402,7 @@ def _without_tiny(groups: list[list[_Piece]], budget: int) -> list[list[_Piece]]
         if previous is not None and tokens < MIN_CHUNK_TOKENS:
             # The group opens with the pieces it carried over from the one before.
             new = [piece for piece in group if piece.start >= previous[-1].end]
-            fits = sum(piece.tokens for piece in previous + new) <= budget - previous[0].reserve
+            fits = sum(piece.tokens for piece in previous + new) <= budget
             if fits and group[0].page == previous[0].page and _same_kind(group[0], previous[0]):
                 previous.extend(new)
                 continue
@@ -417,14 +414,14 @@ def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -
     """Says whether the chunk in `current` must end before `piece`.
 
     It must at a new page, between furniture and the rest, at a region's or table's edge,
-    and when the piece does not fit (a table's chunk leaves room for the table's header); it
-    prefers to once more than half full at a paragraph end.
+    and when the piece does not fit; it prefers to once more than half full at a paragraph
+    end.
     """
     return (
         piece.page != current[0].page
         or not _same_kind(piece, current[0])
-        or used + piece.tokens > budget - current[0].reserve
-        or (current[-1].ends_paragraph and 2 * used > budget - current[0].reserve)
+        or used + piece.tokens > budget
+        or (current[-1].ends_paragraph and 2 * used > budget)
     )
 
 
@@ -528,37 +525,21 @@ class _WindowTable:
     start: int
     end: int
     row_ends: tuple[int, ...]
-    reserve: int
-    """The tokens of its header text, which each of its chunks leaves room for."""
 
 
 class _Tables:
     """The tables on a window's pages (app.chunking.tables), in the window's text offsets."""
 
-    def __init__(
-        self,
-        pages: Sequence[PageText],
-        offsets: list[int],
-        count_tokens: CountTokens,
-        overhead: int,
-        max_tokens: int,
-    ) -> None:
-        found = [
-            (offset, table)
-            for page, offset in zip(pages, offsets, strict=True)
-            for table in find_tables(page_lines(page))
-        ]
-        counts = count_tokens([table.header_text for _, table in found]) if found else []
+    def __init__(self, pages: Sequence[PageText], offsets: list[int]) -> None:
         self._tables = [
             _WindowTable(
                 table,
                 offset + table.start,
                 offset + table.end,
                 tuple(offset + end for end in table.row_ends),
-                # A header longer than half a chunk leaves its end out of the embedding.
-                min(count - overhead + 1, max_tokens // 2) if table.header_text else 0,
             )
-            for (offset, table), count in zip(found, counts, strict=True)
+            for page, offset in zip(pages, offsets, strict=True)
+            for table in find_tables(page_lines(page))
         ]
         self._starts = [table.start for table in self._tables]
         self.spans = [(table.start, table.end) for table in self._tables]

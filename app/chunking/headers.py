@@ -145,9 +145,3 @@ def context_header(label: str, chapter: str | None, section: str | None) -> str:
     if len(path) == 2 and path[0] == path[1]:
         path.pop()
     return " > ".join(part for part in (label, *path) if part)[:HEADER_MAX_CHARS]
-
-
-def table_context_header(header: str, table_header: str) -> str:
-    """Returns the context header of a chunk of a table's rows: the chunk's header, then the
-    lines that head the table (caption, unit, periods, column heads: app.chunking.tables)."""
-    return f"{header}\n{table_header}" if header else table_header

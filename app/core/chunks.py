@@ -49,6 +49,9 @@ class ChunkText(ChunkPlace):
     table_header: tuple[int, int] | None = None
     """For a chunk of a table's rows, where the lines that head the table (caption, unit,
     periods, column heads) are in page `page_start`'s text; None for any other chunk."""
+    table_header_text: str = ""
+    """Those lines' text, whitespace collapsed: what a row of the table is quoted with. Not
+    embedded with the chunk: every chunk of a statement would share its periods and unit."""
 
 
 @dataclass(frozen=True, kw_only=True)

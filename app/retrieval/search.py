@@ -30,6 +30,7 @@ from sqlalchemy import (
     Select,
     String,
     bindparam,
+    case,
     func,
     literal,
     select,
@@ -41,7 +42,7 @@ from sqlalchemy.types import UserDefinedType
 from app.core.chunks import Candidate
 from app.db.annotations import boosting_mark_count
 from app.db.connections import fit_connection
-from app.db.models import Chunk, Document
+from app.db.models import Chunk, Document, Page
 from app.retrieval.filters import SearchFilters, filter_clauses
 
 SearchMode = Literal["vector", "hybrid"]
@@ -186,7 +187,7 @@ def query_distance(*, exact: bool) -> ColumnElement[float]:
     return indexed
 
 
-DISTANCE = 15
+DISTANCE = 16
 """The position of the distance in a search row: right after payload()'s columns."""
 
 VECTOR_HITS = DISTANCE + 4
@@ -194,7 +195,7 @@ VECTOR_HITS = DISTANCE + 4
 fused score; the reader's marks, when counted, come after it."""
 
 
-def payload() -> list[InstrumentedAttribute[Any]]:
+def payload() -> list[ColumnElement[Any] | InstrumentedAttribute[Any]]:
     """Returns the columns every search row starts with, in `candidates_from`'s order."""
     return [
         Chunk.id,
@@ -210,9 +211,28 @@ def payload() -> list[InstrumentedAttribute[Any]]:
         Chunk.context_header,
         Chunk.table_header_start,
         Chunk.table_header_end,
+        table_header_text(),
         Document.filename,
         Document.title,
     ]
+
+
+def table_header_text() -> ColumnElement[str | None]:
+    """Returns the text of the lines that head a table chunk's table, read from its page at
+    the offsets stored with the chunk (NULL for a chunk of no table): only the rows returned
+    look their page up."""
+    header = (
+        select(
+            func.substr(
+                Page.text,
+                Chunk.table_header_start + 1,
+                Chunk.table_header_end - Chunk.table_header_start,
+            )
+        )
+        .where(Page.document_id == Chunk.document_id, Page.page_number == Chunk.page_start)
+        .scalar_subquery()
+    )
+    return case((Chunk.table_header_start.is_not(None), header))
 
 
 @lru_cache(maxsize=STATEMENT_CACHE_SIZE)
@@ -374,8 +394,8 @@ def candidates_from(
     for position, row in enumerate(rows, 1):
         # Unpacked by position: reading the fields by name took a quarter of a millisecond.
         (chunk_id, document_id, content, page_start, page_end, span_start, span_end,
-         chapter, section, flags, header, table_start, table_end, filename, title, distance,
-         *rest) = row  # fmt: skip
+         chapter, section, flags, header, table_start, table_end, table_text, filename, title,
+         distance, *rest) = row  # fmt: skip
         hl_count = rest.pop() if marks else 0
         if mode == "vector":
             vector_rank, keyword_rank = position, None
@@ -400,6 +420,7 @@ def candidates_from(
                 flags=tuple(flags),
                 context_header=header,
                 table_header=(table_start, table_end) if table_start is not None else None,
+                table_header_text=" ".join(table_text.split()) if table_text else "",
                 document_filename=filename,
                 document_title=title,
                 hl_count=hl_count,

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from app.answer import synthesize
-from app.answer.claims import table_header_text
 from app.contract.schemas import QueryRequest
 from app.flows.query import answer_query, retrieval_params
 from app.retrieval.pipeline import retrieve_context
@@ -85,7 +84,7 @@ def test_answers_cite_what_they_quote(ingested_docs: IngestedCorpus, question: s
     )
     for claim in answer.claims:
         # A table's row is quoted after the lines that head its table.
-        header = table_header_text(claim.chunk) if claim.header else ""
+        header = claim.chunk.table_header_text if claim.header else ""
         quoted = header + "".join(claim.chunk.content[start:end] for start, end in claim.parts)
         assert only_whitespace_and_markers_changed(quoted, claim.text), (quoted, claim.text)
         citation = response.citations[claim.source - 1]

@@ -48,6 +48,7 @@ class Chunk:
     distance: float = 0.3
     context_header: str = ""
     table_header: tuple[int, int] | None = None
+    table_header_text: str = ""
 
 
 def chunk(n: int, content: str, **fields: object) -> Chunk:
