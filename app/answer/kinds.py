@@ -1,8 +1,9 @@
 """The kind of answer a question asks for, and whether a claim holds one.
 
 "How many ..." wants a count, "how much" or "what was the total ..." an amount, "when" a date,
-"which version" a version: a sentence or row that holds a figure of that kind answers better
-than one that only repeats the question's words. Figures the question itself names (the
+"which version" a version, "how do I" or "which function" code (a call, an option, an
+identifier): a sentence or row that holds a figure of that kind answers better than one that
+only repeats the question's words. Figures the question itself names (the
 period "June 25, 2022", "Qwen2-72B") do not count as an answer's.
 """
 
@@ -17,6 +18,7 @@ class Asked(Enum):
     AMOUNT = "amount"
     DATE = "date"
     VERSION = "version"
+    CODE = "code"
 
 
 _ASKS = {
@@ -34,6 +36,12 @@ _ASKS = {
         re.I,
     ),
     Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ )?(?:version|release)\b", re.I),
+    Asked.CODE: re.compile(
+        r"\bhow (?:do|can|should|would) (?:i|you|we|one|a program|an application)\b|"
+        r"\bhow to\b|\b(?:which|what) (?:\w+ )?(?:function|command|option|flag|switch|header|"
+        r"tool|method|call|macro|parameter|argument|syntax)s?\b",
+        re.I,
+    ),
 }
 
 _MONTH = (
@@ -53,6 +61,14 @@ _FOUND = {
         re.I,
     ),
     Asked.VERSION: re.compile(r"\bv?\d+(?:\.\d+)+\b|\bversion\s+\d+", re.I),
+    # A call ("help(solve)"), an option ("-c", "--check"), an identifier with an underscore,
+    # inner capital or dots ("asn1_strerror", "asn1Coding", "Example.Group.value"), a header
+    # file, an operator ("%o%"), a command after its prompt ("> q()").
+    Asked.CODE: re.compile(
+        r"\b[A-Za-z_][\w.]*\(|(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Za-z]\w*_\w+|"
+        r"\b[a-z]+\d*[A-Z]\w*|\b\w+(?:\.\w+){2,}|\b\w+\.h\b|%\w+%|^\s*[>$] \S",
+        re.M,
+    ),
 }
 
 

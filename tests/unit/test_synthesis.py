@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 
 from app.answer.claims import sentence_pages, shown_text, source_label, stem, terms
+from app.answer.kinds import Asked, asked_kinds, holds_kind
 from app.answer.synthesis import EMBEDDED_UNITS, MAX_CLAIMS, synthesize
 from app.answer.units import chunk_sentences
 from app.core.geometry import chunk_segments
@@ -224,3 +225,15 @@ def test_in_selection_mode_every_unit_of_the_selected_passage_is_weighed(
     counting = CountingEmbedder(embedder)
     synthesize(QUERY, [passage, TRACING], [passage, TRACING], counting, selected=True)
     assert "It was pleasant that year." in counting.texts
+
+
+def test_how_do_i_asks_for_code() -> None:
+    question = "Which asn1Decoding option turns on strict DER decoding?"
+    kinds = asked_kinds(question)
+    assert kinds == {Asked.CODE}
+    assert holds_kind("-s, --strict use strict DER decoding", kinds, question)
+    assert holds_kind("To see it, type help(solve) at the prompt.", kinds, question)
+    # The tool the question names is no answer, nor is prose.
+    assert not holds_kind("asn1Decoding decodes DER data.", kinds, question)
+    assert not holds_kind("A well-known decoder (see below) is strict.", kinds, question)
+    assert not asked_kinds("How does a tracing compiler speed up hot loops?")
