@@ -2,7 +2,8 @@
 
 "How many ..." wants a count, "how much" or "what was the total ..." an amount, "when" a date,
 "which version" a version, "how do I" or "which function" code (a call, an option, an
-identifier): a sentence or row that holds a figure of that kind answers better than one that
+identifier), "what does X mean" a definition ("X is understood as", "X refers to"): a
+sentence or row that holds a figure of that kind answers better than one that
 only repeats the question's words. Figures the question itself names (the
 period "June 25, 2022", "Qwen2-72B") do not count as an answer's.
 """
@@ -19,6 +20,7 @@ class Asked(Enum):
     DATE = "date"
     VERSION = "version"
     CODE = "code"
+    DEFINITION = "definition"
 
 
 _ASKS = {
@@ -36,6 +38,11 @@ _ASKS = {
         re.I,
     ),
     Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ )?(?:version|release)\b", re.I),
+    Asked.DEFINITION: re.compile(
+        r"\bwhat (?:does|do|did) .{1,60}\b(?:mean|stand for)\b|\bwhat is meant by\b|"
+        r"\bdefin(?:e|ed|es|ition)\b|\bmeaning of\b",
+        re.I,
+    ),
     Asked.CODE: re.compile(
         r"\bhow (?:do|can|should|would) (?:i|you|we|one|a program|an application)\b|"
         r"\bhow to\b|\b(?:which|what) (?:\w+ )?(?:function|command|option|flag|switch|header|"
@@ -61,6 +68,12 @@ _FOUND = {
         re.I,
     ),
     Asked.VERSION: re.compile(r"\bv?\d+(?:\.\d+)+\b|\bversion\s+\d+", re.I),
+    Asked.DEFINITION: re.compile(
+        r"\b(?:is|are) (?:understood|defined|known|referred to|described) (?:here )?as\b|"
+        r"\brefers? to\b|\bmeans?\b|\bstands? for\b|\bi\.\s?e\.|\bthat is,|\bdenotes?\b|"
+        r"\bis called\b|\bis the (?:term|name) for\b",
+        re.I,
+    ),
     # A call ("help(solve)"), an option ("-c", "--check"), an identifier with an underscore,
     # inner capital or dots ("asn1_strerror", "asn1Coding", "Example.Group.value"), a header
     # file, an operator ("%o%"), a command after its prompt ("> q()").

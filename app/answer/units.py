@@ -5,7 +5,8 @@ A unit is a sentence; a lead-in ("... divided into four function zones:") with t
 that follow it; a table row (a line of figures as the chunk's text gives it) with its label and
 the column headers above it; or a sentence cut by a figure or a column break, joined to its
 beginning. Never quoted: a fragment whose beginning is not in the chunk, a caption, a heading,
-a question, or a sentence that is mostly a table's cells.
+a question, a signpost ("This section introduces ...": it says what a text is about, never
+what it says), or a sentence that is mostly a table's cells.
 """
 
 from __future__ import annotations
@@ -55,6 +56,14 @@ _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
 _CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
 """A sentence that starts with a plain lower-case word continues one cut before it (a word
 such as `q()`, `iPhone` or `asn1_der_coding` may start a sentence of its own)."""
+_SIGNPOST = re.compile(
+    r"^(?:(?:this|the present|the following|the next|in this|in the next) "
+    r"(?:section|chapter|paper|part|document|article|report|appendix|manual|guide|publication)"
+    r"s?\b(?:,? we)? (?:introduces?|describes?|presents?|provides? an overview|gives? an "
+    r"overview|discuss(?:es)?|explains?|outlines?|summari[sz]es?|covers?|focus(?:es)? on|is "
+    r"(?:structured|organi[sz]ed|divided))|.*\bis (?:structured|organi[sz]ed) as follows\b)",
+    re.I,
+)
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
@@ -224,7 +233,7 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             continue
         text = content[start:end]
         words = _WORD.findall(text)
-        if _QUESTION.search(text):
+        if _QUESTION.search(text) or _SIGNPOST.match(text):
             beginning = None
             continue
         if _CONTINUATION.match(text):

@@ -1,5 +1,5 @@
 """Claim units: sentences, lead-ins with their items, table rows with their headers, sentences
-joined across a figure; never a fragment, a caption, a heading or a question."""
+joined across a figure; never a fragment, a caption, a heading, a question or a signpost."""
 
 from __future__ import annotations
 
@@ -29,6 +29,18 @@ def test_lead_in_takes_its_marked_items_first_sentences() -> None:
         "jobs. 2. The storage zone keeps the data. 3. The access zone faces the users. "
         "4. The management zone runs the rest."
     )
+
+
+def test_signposts_are_never_claims() -> None:
+    content = (
+        "This section introduces the tokenizer and model design of Qwen2. We employ a "
+        "byte-level byte-pair encoding tokenizer. The rest of this paper is organized as "
+        "follows. This section of the code is slow."
+    )
+    assert shown(content) == [
+        ("sentence", "We employ a byte-level byte-pair encoding tokenizer."),
+        ("sentence", "This section of the code is slow."),
+    ]
 
 
 def test_table_row_carries_its_label_and_column_headers() -> None:
@@ -90,7 +102,9 @@ def test_code_may_start_a_sentence() -> None:
         ("What was Apple's total net sales for the quarter?", {Asked.AMOUNT}),
         ("When do comments have to be received?", {Asked.DATE}),
         ("Which version of the library added DER coding?", {Asked.VERSION}),
-        ("How do I quit an R session?", set()),
+        ("How do I quit an R session?", {Asked.CODE}),
+        ("In 'campaign storage', what does the word campaign mean?", {Asked.DEFINITION}),
+        ("Why do tracing compilers speed up loops?", set()),
     ],
 )
 def test_asked_kinds(query: str, kinds: set[Asked]) -> None:
