@@ -237,3 +237,23 @@ def test_how_do_i_asks_for_code() -> None:
     assert not holds_kind("asn1Decoding decodes DER data.", kinds, question)
     assert not holds_kind("A well-known decoder (see below) is strict.", kinds, question)
     assert not asked_kinds("How does a tracing compiler speed up hot loops?")
+
+
+def test_the_chunk_whose_header_names_the_company_answers(embedder: Embedder) -> None:
+    apple = chunk(
+        30,
+        "Total revenue was $82,959 million for the quarter.",
+        context_header="Apple Inc.; Form 10-Q, quarterly period ended June 25, 2022",
+    )
+    microsoft = chunk(
+        31,
+        "Total revenue was $50,122 million for the quarter.",
+        context_header="Microsoft Corp; Form 10-Q, quarterly period ended September 30, 2022",
+        document_id=DOC_B,
+        document_filename="2022_Q3_MSFT.pdf",
+    )
+    ranked = [apple, microsoft]
+    question = "What was Microsoft's total revenue for the quarter ended September 30, 2022?"
+    answer = synthesize(question, ranked, ranked, embedder)
+    # The same words, the better-ranked chunk: the header's company and period decide.
+    assert answer.claims[0].chunk.chunk_id == microsoft.chunk_id
