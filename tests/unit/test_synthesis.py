@@ -257,3 +257,14 @@ def test_the_chunk_whose_header_names_the_company_answers(embedder: Embedder) ->
     answer = synthesize(question, ranked, ranked, embedder)
     # The same words, the better-ranked chunk: the header's company and period decide.
     assert answer.claims[0].chunk.chunk_id == microsoft.chunk_id
+
+
+def test_a_claim_without_the_kind_asked_for_is_never_confident(embedder: Embedder) -> None:
+    sample = chunk(40, "This is a sample document with two columns filled with Lorem Ipsum text.")
+    answer = synthesize(
+        "What date appears on the two-column Lorem Ipsum sample document?",
+        [sample],
+        [sample],
+        embedder,
+    )
+    assert answer.claims and answer.confidence < 0.5
