@@ -19,8 +19,13 @@ from app.answer.units import Span
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.records import PAGE_BREAK
+from app.core.sentences import CJK_LETTERS
 
-_TOKEN = re.compile(r"\w+")
+_TOKEN = re.compile(rf"[{CJK_LETTERS}]+|(?:(?![{CJK_LETTERS}])\w)+")
+_CJK_RUN = re.compile(rf"[{CJK_LETTERS}]{{2,}}")
+_WIDE = rf"[{CJK_LETTERS}\u3000-\u303f\uff00-\uffef]"
+_CJK_SPACE = re.compile(rf"(?<={_WIDE}) (?={_WIDE})")
+"""A space between two CJK letters or full-width marks: a line break inside CJK text."""
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
 STOPWORDS = frozenset(
     {
@@ -51,7 +56,15 @@ def terms(text: str) -> set[str]:
 
 
 def words_of(text: str) -> list[str]:
-    return _TOKEN.findall(text.lower())
+    """Returns the words of `text`, lower-cased; a run of CJK letters, written without spaces
+    between its words, as its overlapping pairs of letters ("评估价值" -> 评估, 估价, 价值)."""
+    words: list[str] = []
+    for token in _TOKEN.findall(text.lower()):
+        if _CJK_RUN.fullmatch(token):
+            words += [token[k : k + 2] for k in range(len(token) - 1)]
+        else:
+            words.append(token)
+    return words
 
 
 def terms_of(words: list[str]) -> set[str]:
@@ -72,10 +85,12 @@ def stem(word: str) -> str:
 
 def shown_text(content: str, parts: Sequence[Span]) -> str:
     """Returns how a claim over `parts` of `content` reads: the parts' text joined by a space,
-    whitespace collapsed, the quoted text's own bracketed numbers left out."""
-    return " ".join(
+    whitespace collapsed (and dropped between CJK characters, whose line breaks cut no word),
+    the quoted text's own bracketed numbers left out."""
+    text = " ".join(
         " ".join(QUOTED_MARKER.sub("", content[start:end]).split()) for start, end in parts
     )
+    return _CJK_SPACE.sub("", text)
 
 
 def sentence_pages(chunk: Candidate, start: int, end: int) -> tuple[int, int]:

@@ -29,12 +29,12 @@ _ASKS = {
         r"\bhow (?:much|large|big|long|fast|high|low|small)\b|\b(?:total|amount|revenues?|"
         r"sales|income|expenses?|costs?|prices?|margins?|cash|expenditures?|capex|earnings|"
         r"profits?|loss|dividends?|assets|liabilities|debt|size|length|rate|ratio|percentage|"
-        r"percent|speedups?|scores?|accuracy|budget|parameters|tokens)\b",
+        r"percent|speedups?|scores?|accuracy|budget|parameters|tokens)\b|多少|金额|价值|数额",
         re.I,
     ),
     Asked.DATE: re.compile(
         r"\bwhen\b|\b(?:what|which) (?:date|day|year|month)\b|\bdeadline\b|\bdue\b|"
-        r"\beffective\b|\bexpire",
+        r"\beffective\b|\bexpire|哪天|哪一天|何时|什么时候|日期",
         re.I,
     ),
     Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ )?(?:version|release)\b", re.I),
@@ -64,7 +64,7 @@ _FOUND = {
     Asked.AMOUNT: re.compile(r"(?<![\w.])[$\u20ac\u00a3]?\s?\d[\d,]*(?:\.\d+)?\s?[%xX]?[KMBT]?"),
     Asked.DATE: re.compile(
         rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{_MONTH}"
-        r"|\b(?:19|20)\d\d\b|\b\d{4}-\d\d-\d\d\b",
+        r"|\b(?:19|20)\d\d\b|\b\d{4}-\d\d-\d\d\b|\d{4}年\d{1,2}月(?:\d{1,2}日)?",
         re.I,
     ),
     Asked.VERSION: re.compile(r"\bv?\d+(?:\.\d+)+\b|\bversion\s+\d+", re.I),

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.core.rows import NUMERIC_CELL, row_kind, table_like
-from app.core.sentences import CLOSERS, split_sentences
+from app.core.sentences import CJK_LETTERS, CLOSERS, split_sentences
 
 Span = tuple[int, int]
 
@@ -49,8 +49,8 @@ class Unit:
 
 _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LINE = re.compile(r"[^\n]+")
-_COMPLETE = re.compile(rf"[.!\u2026][{CLOSERS}]*$")
-_QUESTION = re.compile(rf"\?[{CLOSERS}]*$")
+_COMPLETE = re.compile(rf"[.!\u2026\u3002\uff01][{CLOSERS}\u300d\u300f\uff09]*$")
+_QUESTION = re.compile(rf"[?\uff1f][{CLOSERS}\u300d\u300f\uff09]*$")
 _LEAD_IN = re.compile(r":$")
 _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
 _CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
@@ -68,7 +68,8 @@ _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
 _BARE_MARK = re.compile(rf"[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)]")
-_WORD = re.compile(r"\w+")
+_WORD = re.compile(rf"[{CJK_LETTERS}]{{1,2}}|(?:(?![{CJK_LETTERS}])\w)+")
+"""A word; in CJK text, written without spaces, a pair of letters stands for one."""
 _LETTER = re.compile(r"[A-Za-z]")
 
 

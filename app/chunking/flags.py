@@ -15,6 +15,7 @@ from dataclasses import replace
 from app.chunking.furniture import FURNITURE
 from app.chunking.references import REFERENCES, flag_references
 from app.core.chunks import INDEX, LIST_OF_FIGURES, OCR, STRUCTURE_FLAGS, TOC, ChunkDraft
+from app.core.sentences import CJK_LETTERS
 
 OCR_NOISE = "ocr_noise"
 """The flag of a chunk whose text is too noisy to quote: a poor OCR layer."""
@@ -44,11 +45,9 @@ __all__ = [
     "ocr_noise_score",
 ]
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-"""Kana, CJK ideographs and Hangul: letters that stand without spaces between words."""
-_TOKEN = re.compile(rf"[{_CJK}]+|[^\s{_CJK}]+")
+_TOKEN = re.compile(rf"[{CJK_LETTERS}]+|[^\s{CJK_LETTERS}]+")
 """A run of CJK letters, or a run of anything else but whitespace."""
-_CJK_LETTER = re.compile(rf"[{_CJK}]")
+_CJK_LETTER = re.compile(rf"[{CJK_LETTERS}]")
 _EDGES = (
     "\"'()[]{}<>.,;:!?*\u2018\u2019\u201c\u201d\u2026\u2013\u2014-"
     "\u3001\u3002\u300a\u300b\u300c\u300d\u300e\u300f\u3010\u3011"

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import re
 
+CJK_LETTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+"""Kana, CJK ideographs and Hangul (a character class's ranges): letters that stand without
+spaces between words."""
+
 CLOSERS = "\"'\u201d\u2019)\\]"
 """What may follow a sentence's last punctuation: closing quotes and brackets."""
-_BOUNDARY = re.compile(rf"[.!?\u2026]+[{CLOSERS}]*\s+")
+_FULL_STOPS = "\u3002\uff01\uff1f"
+"""The full-width full stop, exclamation and question marks of Chinese and Japanese: they end
+a sentence with no space after them."""
+_FULL_CLOSERS = "\u300d\u300f\u201d\uff09"
+_BOUNDARY = re.compile(rf"[.!?\u2026]+[{CLOSERS}]*\s+|[{_FULL_STOPS}]+[{_FULL_CLOSERS}]*\s*")
 _DOTTED = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
 ABBREVIATIONS = frozenset(
     {
@@ -24,7 +32,8 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     A sentence ends at ".", "!", "?" or "…" (closing quotes and brackets included) that is
     followed by whitespace and then not by a lower-case letter, unless the period closes
     an abbreviation ("e.g.", "et al.", "Fig."), an initial ("J.") or dotted letters ("U.S.").
-    Decimals never split: their period is not followed by whitespace.
+    Decimals never split: their period is not followed by whitespace. A full-width full stop,
+    exclamation or question mark ends one wherever it stands.
     """
     spans: list[tuple[int, int]] = []
     start = 0

@@ -11,9 +11,13 @@ coverage is the weighed share of the query's terms that the best few chunks hold
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
+from app.core.sentences import CJK_LETTERS
 from app.db.terms import TermStat
+
+_CJK = re.compile(f"[{CJK_LETTERS}]")
 
 COVERAGE_DEPTH = 5
 """How many of the best chunks the coverage is taken over, whatever top_k asks for."""
@@ -30,8 +34,15 @@ def term_weight(chunk_count: int, total_chunks: int) -> float:
 
 def term_coverage(terms: Sequence[TermStat], total_chunks: int) -> float | None:
     """Returns the weighed share of `terms` that the chosen chunks hold, in [0, 1]; None for a
-    query with no terms (stopwords only), which coverage cannot judge."""
-    weights = [(term_weight(term.chunk_count, total_chunks), term.in_chosen) for term in terms]
+    query with no terms (stopwords only), which coverage cannot judge.
+
+    A term with CJK letters is left out: the text search's parser takes a whole run of them,
+    written without spaces between words, as one term, which no other text repeats."""
+    weights = [
+        (term_weight(term.chunk_count, total_chunks), term.in_chosen)
+        for term in terms
+        if not _CJK.search(term.term)
+    ]
     total = sum(weight for weight, _ in weights)
     if total <= 0:
         return None

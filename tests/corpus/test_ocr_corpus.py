@@ -1,6 +1,7 @@
 """Scans ingest by OCR and answer like any PDF: the scanned book of the shared corpus, its noisy
-Chinese OCR sample read again with OCR=force, and born-digital pages rendered to image-only
-pages, whose text layer says what OCR should read and where each word stands.
+Chinese OCR sample read again with OCR=force and answered in Chinese (with e5), and
+born-digital pages rendered to image-only pages, whose text layer says what OCR should read
+and where each word stands.
 
 Few pages, at modest resolution: OCR is the slowest stage of ingestion.
 """
@@ -20,6 +21,8 @@ from rapidfuzz import fuzz
 from app.answer.evidence import OCR_DOUBT
 from app.chunking.flags import OCR
 from app.contract.schemas import QueryRequest, QueryResponse
+from app.core.config import EmbeddingBackend
+from app.embedding import load_embedder, load_token_counter
 from app.flows.ingest import DocumentMeta, IngestResult, ingest_file
 from app.flows.query import answer_query
 from app.flows.runtime import Runtime
@@ -156,8 +159,25 @@ def test_scanned_book_ingests_and_reads_as_the_book(ocr_runtime: Runtime) -> Non
         assert fuzz.partial_ratio(passage, text.replace("\u2019", "'")) >= 95, passage
 
 
-def test_noisy_ocr_layer_is_read_again_with_ocr_forced(ocr_runtime: Runtime) -> None:
-    forced = with_settings(ocr_runtime, ocr="force")
+@pytest.fixture(scope="module")
+def multilingual_runtime(open_test_runtime: Callable[[str], Runtime]) -> Runtime:
+    """A database of its own, embedded by e5 (multilingual), reading every page by OCR."""
+    runtime = open_test_runtime("citelock_ocr_e5")
+    settings = runtime.settings.model_copy(
+        update={"embedding_backend": EmbeddingBackend.e5, "ocr": "force"}
+    )
+    return dataclasses.replace(
+        runtime,
+        settings=settings,
+        embedder=load_embedder(settings),
+        count_tokens=load_token_counter(settings),
+    )
+
+
+def test_noisy_ocr_layer_is_read_again_and_answers_with_ocr_forced(
+    multilingual_runtime: Runtime,
+) -> None:
+    forced = multilingual_runtime
     result = ingest_file(corpus_path("docs", NOISY), DocumentMeta(filename=NOISY), runtime=forced)
     pages = stored_pages(forced, result.document.id)
     assert len(pages) == 6 and all(page.from_ocr for page in pages)
@@ -165,9 +185,8 @@ def test_noisy_ocr_layer_is_read_again_with_ocr_forced(ocr_runtime: Runtime) -> 
     # The scanner's layer reads "20I5", "20l6", "2016-lo-28" and "5月I6日".
     assert not re.search(r"20[0-9][IlOo]|20[IlOo][0-9]|-lo-|[0-9]月I", text)
     assert "2016-10-28" in text and "2015年12月31日" in text
-    # The English embedding model measures no similarity in Chinese text worth the floor:
-    # without it, the date's keyword match brings the OCR text that holds it first. The
-    # extractive answer still refuses it (no_answer), its floors fitted on English.
-    unfloored = with_settings(forced, min_similarity=-1.0)
-    response = ask(unfloored, result.document.id, "2016-10-28")
-    assert response.chunks and "2016-10-28" in response.chunks[0].content
+    # A question in Chinese ("What is the appraised value of the 14 shops of the Langzhen
+    # Xingfu Jiayuan estate in Zhuji?") is answered from the OCR text, its dates read right.
+    response = ask(forced, result.document.id, "诸暨朗臻幸福家园小区14间商铺的评估价值是多少\uff1f")
+    assert response.status == "ok"
+    assert "7,013.685万元" in response.answer and "2015年12月7日" in response.answer

@@ -12,6 +12,7 @@ from app.answer.synthesis import EMBEDDED_UNITS, MAX_CLAIMS, synthesize
 from app.answer.units import chunk_sentences
 from app.core.geometry import chunk_segments
 from app.core.records import PAGE_BREAK
+from app.core.sentences import split_sentences
 from app.embedding import Embedder
 from app.embedding.backends import FloatArray
 from tests.helpers.chunks import DOC_B, SEARCH, TRACING, Chunk, chunk
@@ -268,3 +269,14 @@ def test_a_claim_without_the_kind_asked_for_is_never_confident(embedder: Embedde
         embedder,
     )
     assert answer.claims and answer.confidence < 0.5
+
+
+def test_cjk_text_is_split_into_sentences_and_pairs_of_letters() -> None:
+    text = "根据报告\uff0c评估价值为7,013.685万元。我们查看了\n报告。"
+    assert [text[a:b] for a, b in split_sentences(text)] == [
+        "根据报告\uff0c评估价值为7,013.685万元。",
+        "我们查看了\n报告。",
+    ]
+    assert {"评估", "估价", "价值"} <= terms("评估价值是多少")
+    # A line break inside CJK text cuts no word: the quoted claim reads without it.
+    assert shown_text(text, [(text.index("我"), len(text))]) == "我们查看了报告。"

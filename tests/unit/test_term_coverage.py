@@ -38,3 +38,10 @@ def test_in_a_small_library_the_words_it_holds_count_as_telling() -> None:
 
 def test_a_query_of_stopwords_alone_is_not_judged() -> None:
     assert term_coverage([], 1000) is None
+
+
+def test_cjk_terms_are_not_judged() -> None:
+    # The text search reads a run of CJK letters as one term, which no chunk repeats.
+    terms = [TermStat("诸暨朗臻幸福家园小区", 0, False), TermStat("14", 30, True)]
+    assert term_coverage(terms, 1000) == 1.0
+    assert term_coverage([TermStat("评估价值是多少", 0, False)], 1000) is None
