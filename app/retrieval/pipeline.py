@@ -66,7 +66,7 @@ class RetrievalParams:
     """Answer no_matches for a query naming mostly what the documents never mention, or whose
     informative words the chunks found mostly lack; off in selection mode, whose few pages
     need not name what their document does."""
-    min_term_coverage: float = 0.25
+    min_term_coverage: float = 0.05
     """The weighed share of the query's terms the best chunks must hold (app.retrieval.coverage)."""
     token_budget: int = 4000
     exact: bool = False
