@@ -33,7 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from app.answer.claims import QUOTED_MARKER
+from app.answer.claims import shown_text
 from app.contract.schemas import QueryRequest, QueryResponse
 from app.core.records import PAGE_BREAK
 from app.core.sentences import split_sentences
@@ -197,12 +197,12 @@ def check_confined(body: QueryResponse, drawn: Drawn, documents: list[StoredDocu
         ):
             assert item.text_snippet[start:end] == page_text[page_start:page_end]
         assert len(item.rects) >= 1 or item.bbox is None
-    # Every quoted claim is text of the allowed pages (newlines read as spaces and the text's
-    # own bracketed numbers left out on both sides, as claims show them), in one piece or,
-    # for a row with its headers or a sentence joined across a figure or a page's furniture,
-    # in a few.
-    shown = QUOTED_MARKER.sub("", document.text(first, last)).replace("\n", " ")
-    pages_text = normalize(shown).text
+    # Every quoted claim is text of the allowed pages (read as claims show their text: spaces
+    # collapsed, none between CJK characters, the text's own bracketed numbers left out), in
+    # one piece or, for a row with its headers or a sentence joined across a figure or a
+    # page's furniture, in a few.
+    allowed_text = document.text(first, last)
+    pages_text = normalize(shown_text(allowed_text, [(0, len(allowed_text))])).text
     for quoted in _MARKER.split(body.answer):
         assert pieced_from(normalize(quoted).text, pages_text), quoted
 
