@@ -8,10 +8,14 @@ stripes cut a band into columns, read left to right, each top to bottom. No PyMu
 
 from __future__ import annotations
 
+import bisect
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.core.records import Rect
+from app.core.rows import NUMERIC_CELL
 
 Box = Rect | None
 """A character's box, or None for a separator citelock inserted (it has no glyph)."""
@@ -24,6 +28,15 @@ MIN_COLUMN_SHARE = 0.15
 
 ROW_OVERLAP = 0.5
 """Share of the shorter height two fragments must overlap vertically to sit on one row."""
+
+MIN_FIGURE_ROWS = 1
+LABELLED_SHARE = 0.6
+"""A group of lines is a table's figures, and the group left of it their labels, when at least
+MIN_FIGURE_ROWS of its lines, and half of them, are figures, and this share of those figures
+sit on a row of a line to their left."""
+
+_LETTER = re.compile(r"[^\W\d_]")
+_NIL_OR_SIGN = re.compile(r"^[$\u20ac\u00a3%(\u2014\u2013-]{1,2}\)?$")
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,7 +117,21 @@ def _columns(fragments: list[Fragment], min_width: float) -> list[list[Fragment]
             joined.append(group)
     while len(joined) > 1 and (gap := _gap_beside_narrow(joined, min_width)) is not None:
         joined[gap : gap + 2] = [joined[gap] + joined[gap + 1]]
-    return joined
+    return _tables_joined(joined)
+
+
+def _tables_joined(groups: list[list[Fragment]]) -> list[list[Fragment]]:
+    """Returns the groups with a table's label column and its figures, and whatever stands
+    between them (a title centred over the figures), made one region: read by rows."""
+    index = 0
+    while index < len(groups) - 1:
+        figures = [(j, _figures(groups[j])) for j in range(len(groups) - 1, index, -1)]
+        last = next((j for j, found in figures if found and _labels(groups[index], found)), None)
+        if last is None:
+            index += 1
+        else:
+            groups[index : last + 1] = [[f for group in groups[index : last + 1] for f in group]]
+    return groups
 
 
 def _is_one_row(fragments: list[Fragment]) -> bool:
@@ -141,6 +168,39 @@ def _splits_a_line(left: list[Fragment], right: list[Fragment]) -> bool:
         on_one_row(fragment.bbox, other)
         for fragment in right
         for other in rows.get(fragment.block, ())
+    )
+
+
+def _figures(group: list[Fragment]) -> list[Fragment]:
+    """Returns the group's lines of figures when it is mostly figures, else []."""
+    figures = [f for f in group if _is_figures(f.text)]
+    if len(figures) < MIN_FIGURE_ROWS or 2 * len(figures) < len(group):
+        return []
+    return figures
+
+
+def _labels(left: list[Fragment], figures: list[Fragment]) -> bool:
+    """Says whether the row labels (words) of `figures` stand in `left`: a statement's label
+    column is no column of text, and read apart from its figures, "Total net sales" would
+    lose "65,984 67,044 65,398" to another part of the page."""
+    rows = sorted((f.bbox for f in left if _LETTER.search(f.text)), key=lambda box: box[1])
+    tops = [box[1] for box in rows]
+    labelled = 0
+    for figure in figures:
+        box = figure.bbox
+        start = bisect.bisect_left(tops, box[1] - (box[3] - box[1]))
+        stop = bisect.bisect_right(tops, box[3])
+        labelled += any(on_one_row(box, other) for other in rows[start:stop])
+    return labelled >= LABELLED_SHARE * len(figures)
+
+
+@lru_cache(maxsize=1 << 16)
+def _is_figures(text: str) -> bool:
+    cells = text.split()
+    return (
+        bool(cells)
+        and all(NUMERIC_CELL.match(cell) or _NIL_OR_SIGN.match(cell) for cell in cells)
+        and any(NUMERIC_CELL.match(cell) for cell in cells)
     )
 
 

@@ -1,7 +1,9 @@
 """Digests of what citelock reads from born-digital PDFs: each page's text, character boxes and
 line ids, and each chunk's spans and line rectangles. A checked-in file of the page digests,
 made on main before OCR existed, shows that reading scans changed nothing for PDFs with a good
-text layer; chunks, which change whenever chunking improves, are compared with OCR on and off.
+text layer (made again only when reading improves on purpose: a table's label column read with
+its figures changed four pages of the Qwen2 report); chunks, which change whenever chunking
+improves, are compared with OCR on and off.
 
 Run `python -m tests.helpers.digests` to print the page digests of the shared corpus as JSON.
 """

@@ -178,6 +178,22 @@ def test_reading_order_three_columns_under_a_full_width_title() -> None:
     assert ordered == ["T"] + [f.text for column in columns for f in column]
 
 
+def test_reading_order_reads_a_statement_by_rows_not_its_label_column_first() -> None:
+    rows = [
+        ("Products", "55,466 56,435"),
+        ("Services", "10,518 10,609"),
+        ("Total net sales", "65,984 67,044"),
+        ("Cost of sales", "(49,577) (50,273)"),
+    ]
+    title = fragment(230, 10, 380, "Consolidated Statements of Earnings", block=0)
+    fragments = [title]
+    for row, (label, figures) in enumerate(rows):
+        fragments.append(fragment(50, 40 + 14 * row, 170, label, block=1))
+        fragments.append(fragment(420, 40 + 14 * row, 560, figures, block=2 + row))
+    ordered = [f.text for f in reading_order(fragments[::-1], page_width=612)]
+    assert ordered == [title.text, *(text for row in rows for text in row)]
+
+
 def test_reading_order_keeps_a_definition_list_in_one_column() -> None:
     rows = []
     for row in range(5):
