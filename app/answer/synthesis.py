@@ -3,16 +3,17 @@
 No language model: the answer is made of claim units (app/answer/units.py: sentences, lead-ins
 with their items, table rows with their headers) taken from the context chunks, each followed by
 a marker `[n]` for the pages it lies on (app/answer/claims.py). A unit is scored by the share
-of the question's terms it holds, whether it holds the kind of answer asked for (a count, an
-amount, a date, a version: app/answer/kinds.py) and its chunk's rank, and the best of them by
+of the question's terms it holds (those only in its table's header or its chunk's context
+header count half), whether it holds the kind of answer asked for (a count, an amount, a date,
+a version, code, a definition: app/answer/kinds.py) and its chunk's rank, and the best of them by
 that (EMBEDDED_UNITS) by their similarity to the question as well (the embedding model that
 ranked the chunks, those units in one batch, the question's vector retrieval's). The best
 units are the answer, best first.
 
-When the best unit is not close enough to the question, there is no answer rather than a wrong
-one (ANSWER_FLOOR). `confidence` estimates how likely the answer is to state what was asked: a
-logistic function of each claim's similarity, coverage and kind, fitted on bench/data's
-questions.
+When none of the best units is close enough to the question, there is no answer rather than a
+wrong one (ANSWER_FLOOR). `confidence` estimates how likely the answer is to state what was
+asked: a logistic function of each claim's similarity, coverage and kind, fitted on
+bench/data's questions, and never confident for a claim that lacks the kind asked for.
 """
 
 from __future__ import annotations
