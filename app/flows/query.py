@@ -34,6 +34,7 @@ from app.contract.schemas import (
 from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
 from app.core.links import response_scope, token_query
+from app.core.questions import question_core
 from app.db.responses import store_response
 from app.embedding.backends import FloatArray
 from app.embedding.embedder import Embedder
@@ -156,8 +157,11 @@ def write_answer(
     """Returns the answer as SYNTHESIS asks, and how it was written.
 
     A model that fails (unreachable, too slow, a reply with no supported citation) costs the
-    answer its wording, not the request: the extractive answer is returned instead.
+    answer its wording, not the request: the extractive answer is returned instead. A model
+    reads the whole question, its instructions too ("round to two decimals"); the extractive
+    answer weighs what it asks (its core, as retrieval searched it).
     """
+    asked = question_core(query)
     if settings.synthesis == Synthesis.llm:
         chat = ChatModel(
             base_url=settings.llm_base_url,
@@ -171,10 +175,10 @@ def write_answer(
             # The reason only: the query text is never logged.
             logger.warning("LLM synthesis failed, answering extractively: %s", failure)
             return synthesize(
-                query, ranked, context, embedder, query_vector=query_vector, selected=selected
+                asked, ranked, context, embedder, query_vector=query_vector, selected=selected
             ), "extractive_fallback"
     return synthesize(
-        query, ranked, context, embedder, query_vector=query_vector, selected=selected
+        asked, ranked, context, embedder, query_vector=query_vector, selected=selected
     ), "extractive"
 
 

@@ -11,6 +11,7 @@ from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
+from app.core.questions import question_core
 from app.db.models import Chunk
 from app.db.terms import query_term_stats
 from app.embedding.backends import FloatArray
@@ -121,11 +122,14 @@ def retrieve_context(
     With `selected_text`, only the pages where the selection stands are searched, and the
     context opens with the selection itself (app.retrieval.selection_scope).
 
-    Candidates are overfetched (top_k x overfetch), those under the similarity threshold
-    dropped, exact and near duplicates removed keeping the better one, and the rest ordered
-    by score with the chunk id as the last tie-breaker. With `params.annotations`, those
-    chunks are then reordered by the reader's marks on them (app.retrieval.rerank).
+    The query is searched by its core (app.core.questions): what it asks, not how the answer
+    should be written. Candidates are overfetched (top_k x overfetch), those under the
+    similarity threshold dropped, exact and near duplicates removed keeping the better one,
+    and the rest ordered by score with the chunk id as the last tie-breaker. With
+    `params.annotations`, those chunks are then reordered by the reader's marks on them
+    (app.retrieval.rerank).
     """
+    query = question_core(query)
     if selected_text is not None:
         return retrieve_in_selection(
             query, selected_text, params, session=session, embedder=embedder

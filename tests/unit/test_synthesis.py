@@ -11,6 +11,7 @@ from app.answer.kinds import Asked, asked_kinds, holds_kind
 from app.answer.synthesis import EMBEDDED_UNITS, MAX_CLAIMS, synthesize
 from app.answer.units import chunk_sentences
 from app.core.geometry import chunk_segments
+from app.core.questions import question_core
 from app.core.records import PAGE_BREAK
 from app.core.sentences import split_sentences
 from app.embedding import Embedder
@@ -280,3 +281,18 @@ def test_cjk_text_is_split_into_sentences_and_pairs_of_letters() -> None:
     assert {"评估", "估价", "价值"} <= terms("评估价值是多少")
     # A line break inside CJK text cuts no word: the quoted claim reads without it.
     assert shown_text(text, [(text.index("我"), len(text))]) == "我们查看了报告。"
+
+
+def test_a_questions_core_leaves_its_instructions_out() -> None:
+    question = (
+        "What is the FY2021 capital expenditure amount (in USD billions) for PepsiCo? Respond "
+        "to the question by assuming the perspective of an investment analyst. Round your "
+        "answer to two decimal places."
+    )
+    assert question_core(question) == (
+        "What is the FY2021 capital expenditure amount (in USD billions) for PepsiCo?"
+    )
+    # A sentence that asks stays, whatever it opens with; a plain question is left alone.
+    asking = "Basing your judgments off of the balance sheet, what is the FY2018 payable?"
+    assert question_core(asking) == asking
+    assert question_core("Round your answer.") == "Round your answer."
