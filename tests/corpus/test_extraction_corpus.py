@@ -16,7 +16,7 @@ from app.core.errors import CitelockError, CorruptPdf, EmptyFile, EncryptedPdf, 
 from app.core.geometry import line_rects, page_lines
 from app.core.records import NO_LINE, ExtractedDocument, PageText
 from app.pdf.reader import check_text_layer, extract_document, extract_document_as, open_pdf
-from tests.helpers.chunks import assert_chunk_invariants
+from tests.helpers.chunks import assert_chunk_invariants, count_words
 from tests.helpers.corpus import corpus_path
 
 pytestmark = pytest.mark.corpus
@@ -33,10 +33,6 @@ TEXT_DOCS = [
     "tracemonkey.pdf",
 ]
 MAX_TOKENS, OVERLAP_TOKENS = 200, 32
-
-
-def count_words(texts: list[str]) -> list[int]:
-    return [len(text.split()) for text in texts]
 
 
 def flat(text: str) -> str:

@@ -17,6 +17,7 @@ from app.core.chunks import ChunkDraft
 from app.core.geometry import page_lines
 from app.core.records import NO_LINE, PAGE_BREAK, ExtractedDocument, PageLines, PageText
 from app.pdf.reader import extract_document, open_pdf
+from tests.helpers.chunks import count_words
 from tests.helpers.corpus import corpus_path
 
 pytestmark = pytest.mark.corpus
@@ -33,10 +34,6 @@ NOISY = "ocrnoisy_zh_pr-136-example.pdf"
 MAX_TOKENS, OVERLAP_TOKENS = 200, 32
 
 Flagged = tuple[ExtractedDocument[PageText], list[ChunkDraft]]
-
-
-def count_words(texts: list[str]) -> list[int]:
-    return [len(text.split()) for text in texts]
 
 
 def lines_of(doc: ExtractedDocument[PageText]) -> list[PageLines]:

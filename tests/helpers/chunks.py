@@ -1,5 +1,6 @@
-"""Chunks for the tests: the invariant every test of chunking checks (content is exactly the
-text at its offsets), and cited chunks made by hand for the synthesis tests."""
+"""Chunks for the tests: the token count chunking tests use (a word a token), the invariant
+every test of chunking checks (content is exactly the text at its offsets), and cited chunks
+made by hand for the synthesis tests."""
 
 from __future__ import annotations
 
@@ -8,6 +9,11 @@ from dataclasses import dataclass
 
 from app.core.chunks import ChunkDraft
 from app.core.records import PAGE_BREAK, PageText
+
+
+def count_words(texts: list[str]) -> list[int]:
+    """Counts tokens as words: chunk sizes a test can read off its text."""
+    return [len(text.split()) for text in texts]
 
 
 def assert_chunk_invariants(

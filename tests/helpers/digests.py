@@ -19,6 +19,7 @@ from app.core.geometry import chunk_rects
 from app.flows.ingest_stages import is_ocr_noise
 from app.pdf.ocr import OcrMode, OcrPolicy
 from app.pdf.reader import extract_document, open_pdf
+from tests.helpers.chunks import count_words
 from tests.helpers.corpus import SHARED_CORPUS
 
 BORN_DIGITAL = [
@@ -30,10 +31,6 @@ scans, which OCR reads now."""
 for _scan in ("docs/scan_huckfinn_multipage.pdf", "docs/ocrnoisy_zh_pr-136-example.pdf"):
     if _scan in BORN_DIGITAL:
         BORN_DIGITAL.remove(_scan)
-
-
-def _count_words(texts: list[str]) -> list[int]:
-    return [len(text.split()) for text in texts]
 
 
 AUTO_OCR = OcrPolicy(mode=OcrMode.auto, is_noise=is_ocr_noise)
@@ -54,7 +51,7 @@ def document_digest(path: Path, ocr: OcrPolicy = AUTO_OCR) -> dict[str, list[str
         for page in extracted.pages
     ]
     drafts = chunk_pages(
-        extracted.pages, extracted.toc, max_tokens=200, overlap_tokens=32, count_tokens=_count_words
+        extracted.pages, extracted.toc, max_tokens=200, overlap_tokens=32, count_tokens=count_words
     )
     chunk_digests = [
         hashlib.sha256(

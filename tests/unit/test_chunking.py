@@ -10,11 +10,7 @@ import pytest
 
 from app.chunking.chunker import CountTokens, chunk_pages, split_sentences
 from app.core.records import NO_LINE, PageText, TocEntry
-from tests.helpers.chunks import assert_chunk_invariants
-
-
-def count_words(texts: list[str]) -> list[int]:
-    return [len(text.split()) for text in texts]
+from tests.helpers.chunks import assert_chunk_invariants, count_words
 
 
 def count_with_specials(texts: list[str]) -> list[int]:

@@ -18,6 +18,7 @@ from app.chunking.references import (
 from app.core.chunks import ChunkDraft
 from app.core.geometry import page_lines
 from app.core.records import NO_LINE, PAGE_BREAK, PageText, TocEntry
+from tests.helpers.chunks import count_words
 
 NUMBERED = """[1] A. Aho, R. Sethi, and J. Ullman. Compilers: Principles, techniques,
 and tools, 2006.
@@ -60,10 +61,6 @@ R_OUTPUT = """> x <- c(TRUE, FALSE, NA)
 )  # fmt: skip
 def test_reference_lists_are_told_from_body_text(text: str, expected: bool) -> None:
     assert is_reference_list(text) is expected
-
-
-def count_words(texts: list[str]) -> list[int]:
-    return [len(text.split()) for text in texts]
 
 
 def make_page(number: int, text: str) -> PageText:

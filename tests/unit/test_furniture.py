@@ -12,6 +12,7 @@ from app.chunking.chunker import chunk_pages
 from app.chunking.furniture import FURNITURE, find_furniture
 from app.core.geometry import page_lines
 from app.core.records import NO_LINE, PageText
+from tests.helpers.chunks import count_words
 
 Line = tuple[float, str]
 """A line's top in points and its text."""
@@ -55,10 +56,6 @@ def furniture_of(pages: list[PageText]) -> dict[int, list[tuple[int, int]]]:
 def furniture_text(pages: list[PageText]) -> dict[int, list[str]]:
     found = furniture_of(pages)
     return {page.number: [page.text[a:b] for a, b in found.get(page.number, [])] for page in pages}
-
-
-def count_words(texts: list[str]) -> list[int]:
-    return [len(text.split()) for text in texts]
 
 
 def test_running_header_and_page_numbers_are_furniture() -> None:

@@ -17,6 +17,8 @@ from app.chunking.furniture import find_furniture
 from app.chunking.references import REFERENCES, reference_sections
 from app.core.chunks import ChunkDraft
 from app.core.errors import EmbeddingUnavailable
+from app.core.records import ExtractedDocument, PageBatch, PageLines
+from app.embedding import Embedder
 from app.flows.ingest_stages import (
     ChunkingParams,
     embed_drafts,
@@ -28,6 +30,7 @@ from app.pdf.annotations import locate_marks
 from app.pdf.limits import Deadline, IngestLimits
 from app.pdf.reader import extract_document, open_pdf
 from app.pdf.spill import box_spill
+from tests.helpers.chunks import count_words
 from tests.helpers.pdfs import text_pdf
 
 MAX_TOKENS = 12
@@ -63,10 +66,6 @@ class ZeroEmbedder:
     embed_queries = embed_batch
 
 
-def count_words(texts: list[str]) -> list[int]:
-    return [len(text.split()) for text in texts]
-
-
 @pytest.fixture(scope="module")
 def pdf_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Returns the PDF of PAGES with the outline and a highlight on page 4, over its break."""
@@ -78,12 +77,10 @@ def pdf_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@pytest.mark.parametrize("batch_pages", [1, 2, 3, len(PAGES)])
-def test_batches_store_the_chunks_and_marks_of_the_whole_document(
-    pdf_path: Path, batch_pages: int
-) -> None:
-    with open_pdf(pdf_path) as pdf:
-        whole = extract_document(pdf)
+def read_in_batches(
+    pdf_path: Path, embedder: Embedder, batch_pages: int
+) -> tuple[ExtractedDocument[PageLines], list[PageBatch]]:
+    """Returns the PDF as ingestion reads it and its page batches, embedded by `embedder`."""
     with box_spill(pdf_path.parent) as spill, open_pdf(pdf_path) as pdf:
         extracted = read_pdf(pdf, limits=IngestLimits(100, 60), deadline=Deadline(60), spill=spill)
         batches = list(
@@ -91,10 +88,20 @@ def test_batches_store_the_chunks_and_marks_of_the_whole_document(
                 extracted,
                 spill,
                 chunking=ChunkingParams(MAX_TOKENS, 4, count_words),
-                embedder=ZeroEmbedder(),
+                embedder=embedder,
                 batch_pages=batch_pages,
             )
         )
+    return extracted, batches
+
+
+@pytest.mark.parametrize("batch_pages", [1, 2, 3, len(PAGES)])
+def test_batches_store_the_chunks_and_marks_of_the_whole_document(
+    pdf_path: Path, batch_pages: int
+) -> None:
+    with open_pdf(pdf_path) as pdf:
+        whole = extract_document(pdf)
+    extracted, batches = read_in_batches(pdf_path, ZeroEmbedder(), batch_pages)
     references = reference_sections(extracted.pages, extracted.toc)
     expected = flag_chunks(
         chunk_pages(
@@ -162,17 +169,7 @@ def test_every_chunk_gets_its_own_texts_vector_and_a_repeated_text_is_embedded_o
         TextEmbedder.vector(embedding_text(draft.context_header, draft.content)) for draft in drafts
     ]
 
-    with box_spill(pdf_path.parent) as spill, open_pdf(pdf_path) as pdf:
-        extracted = read_pdf(pdf, limits=IngestLimits(100, 60), deadline=Deadline(60), spill=spill)
-        batches = list(
-            page_batches(
-                extracted,
-                spill,
-                chunking=ChunkingParams(MAX_TOKENS, 4, count_words),
-                embedder=TextEmbedder(),
-                batch_pages=2,
-            )
-        )
+    _, batches = read_in_batches(pdf_path, TextEmbedder(), batch_pages=2)
     for batch in batches:
         assert batch.vectors.tolist() == [
             TextEmbedder.vector(embedding_text(chunk.draft.context_header, chunk.draft.content))

@@ -9,6 +9,7 @@ from app.chunking.tables import find_tables
 from app.core.chunks import TABLE
 from app.core.geometry import page_lines
 from app.core.rows import is_period_line, is_unit_line, row_kind
+from tests.helpers.chunks import count_words
 from tests.helpers.pages import page_of
 
 CAPTION = "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS"
@@ -31,10 +32,6 @@ STATEMENT = [PROSE, CAPTION, UNIT, PERIOD, DATES, *ROWS, AFTER]
 BLOCKS = frozenset({1, len(STATEMENT) - 1})
 """The statement stands in a block of its own, between two paragraphs."""
 HEADER = " ".join([CAPTION, UNIT, PERIOD, DATES])
-
-
-def count_words(texts: list[str]) -> list[int]:
-    return [len(text.split()) for text in texts]
 
 
 def test_lines_are_told_apart() -> None:
