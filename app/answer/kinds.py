@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from app.core.rows import MONTH
+
 
 class Asked(Enum):
     COUNT = "count"
@@ -51,10 +53,6 @@ _ASKS = {
     ),
 }
 
-_MONTH = (
-    r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?|"
-    r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
-)
 _FOUND = {
     Asked.COUNT: re.compile(
         r"(?<![\w.])\d[\d,]*(?![\w.]\d)|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
@@ -63,7 +61,7 @@ _FOUND = {
     ),
     Asked.AMOUNT: re.compile(r"(?<![\w.])[$\u20ac\u00a3]?\s?\d[\d,]*(?:\.\d+)?\s?[%xX]?[KMBT]?"),
     Asked.DATE: re.compile(
-        rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{_MONTH}"
+        rf"\b{MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{MONTH}"
         r"|\b(?:19|20)\d\d\b|\b\d{4}-\d\d-\d\d\b|\d{4}年\d{1,2}月(?:\d{1,2}日)?",
         re.I,
     ),

@@ -26,11 +26,12 @@ _OPTION = re.compile(r"^\s*-{1,2}[A-Za-z][\w-]*(?:[, ]+--?[A-Za-z][\w-]*)*(?:[ =
 FUNCTION_WORDS = frozenset(
     "the a an of in on at to for by with as that which this was were is are be and or from".split()  # noqa: SIM905
 )
-_MONTH = (
+MONTH = (
     r"(?:Jan(?:uary)?|Feb(?:ruary)?|Mar(?:ch)?|Apr(?:il)?|May|June?|July?|Aug(?:ust)?"
     r"|Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?"
 )
-_DATE_OR_YEAR = re.compile(rf"\b{_MONTH}\s+\d{{1,2}},?(?:\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b")
+"""A month's name, whole or cut short, as tables and questions write it."""
+_DATE_OR_YEAR = re.compile(rf"\b{MONTH}\s+\d{{1,2}},?(?:\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b")
 _UNIT_LINE = re.compile(
     r"^\(?\s*(?:\$|\b(?:dollars|amounts|in)\b).{0,20}\b(?:(?:thousand|million|billion)s?|except)\b",
     re.IGNORECASE,
