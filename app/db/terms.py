@@ -28,13 +28,12 @@ QUERY_TERMS = text(
     SELECT query_terms.term,
            coalesce((SELECT sum(chunk_count) FROM document_terms
                      WHERE document_terms.term = query_terms.term), 0) AS chunk_count,
-           query_terms.term IN (SELECT term FROM chosen_terms) AS in_chosen
+           query_terms.term IN (SELECT term FROM chosen_terms) AS in_chosen,
+           (SELECT coalesce(sum(chunk_count), 0) FROM documents) AS total_chunks
     FROM query_terms
     ORDER BY query_terms.term
     """
 )
-
-TOTAL_CHUNKS = text("SELECT coalesce(sum(chunk_count), 0) FROM documents")
 
 
 @dataclass(frozen=True)
@@ -59,5 +58,6 @@ def query_term_stats(
     rows = session.execute(
         QUERY_TERMS, {"config": config, "query": query, "chunk_ids": list(chosen)}
     ).all()
-    total = int(session.execute(TOTAL_CHUNKS).scalar_one())
+    # A query without terms needs no total: nothing is weighed.
+    total = int(rows[0].total_chunks) if rows else 0
     return [TermStat(row.term, int(row.chunk_count), bool(row.in_chosen)) for row in rows], total

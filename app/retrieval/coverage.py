@@ -4,32 +4,24 @@ Vectors put every query somewhere near some chunk: "How tall is Mount Everest?" 
 cosine 0.3 from a page of R's manual, and "What is a good training plan for a first marathon?"
 from a paragraph on training tokens. What such chunks lack are the query's telling words. Each
 of the query's terms is weighed by how rare it is among all chunks (inverse chunk frequency,
-as BM25 weighs it: "everest", held by none, weighs most; "plan" or "many" little), and the
-coverage is the weighed share of the query's terms that the best few chunks hold.
+as the keyword side weighs it, app.retrieval.keywords: "everest", held by none, weighs most;
+"plan" or "many" little), and the coverage is the weighed share of the query's terms that
+the best few chunks hold.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 
 from app.core.sentences import CJK_LETTERS
 from app.db.terms import TermStat
+from app.retrieval.keywords import term_weight
 
 _CJK = re.compile(f"[{CJK_LETTERS}]")
 
 COVERAGE_DEPTH = 5
 """How many of the best chunks the coverage is taken over, whatever top_k asks for."""
-
-FEWEST_CHUNKS_WEIGHED = 1000
-"""In a smaller library the counts say little about which words are telling (in two chunks,
-every word they hold is "common"): terms are weighed as in a library of this many chunks."""
-
-
-def term_weight(chunk_count: int, total_chunks: int) -> float:
-    """Returns the inverse chunk frequency of a term that `chunk_count` of `total_chunks` hold."""
-    return math.log((max(total_chunks, FEWEST_CHUNKS_WEIGHED) + 1) / (chunk_count + 0.5))
 
 
 def term_coverage(terms: Sequence[TermStat], total_chunks: int) -> float | None:

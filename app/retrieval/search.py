@@ -8,15 +8,14 @@ Nearest chunks under filters are found one of two ways, chosen per request:
   graph until enough chunks pass the filters. The walk is bounded (MAX_SCAN_TUPLES); when it
   ends with too few chunks, the exact scan runs instead, so a filter never loses results.
 
-"hybrid" adds a full-text ranking (any of the query's words, ts_rank_cd over the generated
-`content_tsv` column: see keyword_query) and fuses both rankings by weighted reciprocal rank,
-in the same statement.
+"hybrid" adds a keyword ranking (chunks holding any of the query's telling terms, ranked by
+BM25 over the generated `content_tsv` column: app.retrieval.keywords) and fuses both rankings
+by weighted reciprocal rank, in the same statement.
 Each statement stands alone (no transaction is needed); no embedding leaves this module.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, Literal
@@ -29,13 +28,16 @@ from sqlalchemy import (
     Float,
     Select,
     String,
+    Text,
     bindparam,
     case,
+    cast,
     func,
     literal,
     select,
+    true,
 )
-from sqlalchemy.dialects.postgresql import REGCONFIG
+from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.types import UserDefinedType
 
@@ -43,7 +45,9 @@ from app.core.chunks import Candidate
 from app.db.annotations import boosting_mark_count
 from app.db.connections import fit_connection
 from app.db.models import Chunk, Document, Page
+from app.db.terms import query_term_stats
 from app.retrieval.filters import SearchFilters, filter_clauses
+from app.retrieval.keywords import AVERAGE_CHUNK_TOKENS, K1, B, keyword_query
 
 SearchMode = Literal["vector", "hybrid"]
 
@@ -68,9 +72,6 @@ RRF_K = 60
 VECTOR_WEIGHT = 1.0
 KEYWORD_WEIGHT = 1.0
 """How much each ranking counts in the fused score (bench/eval_pages.py measured them)."""
-
-_QUERY_WORD = re.compile(r"\S+")
-_WORD_PART = re.compile(r"[^\W_]+")
 
 STATEMENT_CACHE_SIZE = 256
 """Built statements kept, one per filters, limit, mode and scan kind (see vector_statement)."""
@@ -107,7 +108,15 @@ def search_chunks(
         raise ValueError(f"k and overfetch must be positive, not {k} and {overfetch}")
     limit = k * overfetch
     build = vector_statement if mode == "vector" else hybrid_statement
-    query = {"query_vector": query_vector, "query_text": keyword_query(query_text)}
+    query: dict[str, Any] = {"query_vector": query_vector}
+    if mode == "hybrid":
+        terms, total_chunks = query_term_stats(session, query_text, (), config=TEXT_SEARCH_CONFIG)
+        keywords = keyword_query(terms, total_chunks)
+        query |= {
+            "keyword_match": keywords.match,
+            "keyword_terms": list(keywords.terms),
+            "keyword_weights": list(keywords.weights),
+        }
     # On the connection (SQLAlchemy Core): the rows are plain tuples, and the ORM's handling
     # of them cost 0.2 ms a search.
     connection = session.connection()
@@ -120,24 +129,6 @@ def search_chunks(
         statement = build(filters, limit, exact=True, marks=count_marks)
         rows = connection.execute(statement, query).all()
     return candidates_from(rows, mode, marks=count_marks)
-
-
-def keyword_query(text: str) -> str:
-    """Returns the `to_tsquery` text that matches a chunk holding any of the query's words.
-
-    A question's words are not all in the passage that answers it ("What is the maximum
-    context length Qwen2 can handle?"), so the words are alternatives, ranked by how many a
-    chunk holds and how close together (ts_rank_cd). A word of several parts (131,072;
-    asn1_der_coding; 10-K) must match as the phrase PostgreSQL's parser makes of it in the
-    chunks. Only letters and digits reach the query, so no text can break its syntax; the
-    text search configuration drops stopwords.
-    """
-    phrases = []
-    for word in _QUERY_WORD.findall(text):
-        parts = _WORD_PART.findall(word)
-        if parts:
-            phrases.append("(" + " <-> ".join(parts) + ")")
-    return " | ".join(phrases)
 
 
 def few_enough_to_scan(connection: Connection, filters: SearchFilters) -> bool:
@@ -267,7 +258,8 @@ def hybrid_statement(
 
     The nearest `limit` chunks and the `limit` best full-text matches, each ranked, are
     joined and scored by reciprocal rank fusion. As in vector_statement, the query is left
-    to the bound parameters `query_vector` and `query_text`.
+    to the bound parameters `query_vector` and the keyword query's `keyword_match`,
+    `keyword_terms` and `keyword_weights`.
     """
     clauses = filter_clauses(filters)
     distance = query_distance(exact=exact)
@@ -286,10 +278,19 @@ def hybrid_statement(
         .over(order_by=(vector_hits.c.distance, vector_hits.c.chunk_id))
         .label("rank"),
     ).subquery("vector_ranked")
-    query = func.to_tsquery(
-        literal(TEXT_SEARCH_CONFIG, REGCONFIG), bindparam("query_text", type_=String)
+    match = cast(bindparam("keyword_match", type_=String), TSQUERY)
+    query_terms = (
+        func.unnest(
+            bindparam("keyword_terms", type_=ARRAY(Text)),
+            bindparam("keyword_weights", type_=ARRAY(Float)),
+        )
+        .table_valued("term", "weight", name="query_terms")
+        .render_derived()
     )
-    text_rank = func.ts_rank_cd(Chunk.content_tsv, query, type_=Float)
+    lexemes = (
+        func.unnest(Chunk.content_tsv).table_valued("lexeme", "positions", name="lexemes").lateral()
+    )
+    text_rank = bm25(query_terms.c.weight, func.cardinality(lexemes.c.positions))
     # Many chunks share a score when the query's words are common; the text's hash breaks
     # those ties before the chunk id, which is new at each ingestion, so the same documents
     # ingested again keep the same keyword ranking.
@@ -299,7 +300,11 @@ def hybrid_statement(
             text_rank.label("score"),
             Chunk.content_sha256.label("content_sha256"),
         )
-        .where(Chunk.content_tsv.bool_op("@@")(query), *clauses)
+        .select_from(Chunk)
+        .join(lexemes, true())
+        .join(query_terms, query_terms.c.term == lexemes.c.lexeme)
+        .where(Chunk.content_tsv.bool_op("@@")(match), *clauses)
+        .group_by(Chunk.id)
         .order_by(text_rank.desc(), Chunk.content_sha256, Chunk.id)
         .limit(limit)
         .subquery("keyword_hits")
@@ -358,6 +363,13 @@ def hybrid_statement(
         statement,
         lambda columns: (columns[VECTOR_HITS - 1].desc(), columns[DISTANCE], columns[0]),
     )
+
+
+def bm25(weight: ColumnElement[float], repeats: ColumnElement[int]) -> ColumnElement[float]:
+    """Returns a chunk's BM25 score: the sum over the query terms it holds of each term's
+    weight, saturating in its repeats and discounted by the chunk's length."""
+    length = (1.0 - B) + B * Chunk.token_count / AVERAGE_CHUNK_TOKENS
+    return func.sum(weight * repeats * (K1 + 1.0) / (repeats + K1 * length), type_=Float)
 
 
 def with_marks(

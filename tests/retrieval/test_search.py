@@ -18,8 +18,10 @@ import sqlalchemy as sa
 
 from app.core.chunks import Candidate
 from app.db import connections
-from app.retrieval import search
+from app.db.terms import query_term_stats
+from app.retrieval import keywords, search
 from app.retrieval.filters import SearchFilters
+from app.retrieval.keywords import keyword_query
 from app.retrieval.pipeline import ranking_key
 from app.retrieval.search import SearchMode, search_chunks
 from tests.helpers.search_corpus import (
@@ -182,19 +184,34 @@ def test_hybrid_order_is_fused_score_then_distance_then_id(corpus: Corpus, queri
     assert any(c.keyword_rank is not None for c in found)
     keys = [(-c.fused_score, c.distance, c.chunk_id) for c in found]
     assert keys == sorted(keys)
-    # Ranked by words: ts_rank_cd, best first, ties by the text's hash, then chunk id.
+    # Ranked by words: BM25, best first, ties by the text's hash, then chunk id.
     by_words = sorted((c for c in found if c.keyword_rank), key=lambda c: c.keyword_rank or 0)
-    score = (
-        "SELECT id, ts_rank_cd(content_tsv, to_tsquery('english', :t)), content_sha256 FROM chunks"
-    )
-    with corpus.runtime.engine.connect() as connection:
-        rows = connection.execute(sa.text(score), {"t": search.keyword_query(text)})
-        scores = {chunk: (-rank, sha256) for chunk, rank, sha256 in rows}
+    scores = bm25_scores(corpus, text, [c.chunk_id for c in by_words])
     word_keys = [(*scores[c.chunk_id], c.chunk_id) for c in by_words]
     assert word_keys == sorted(word_keys)
     for c in found:
         expected = sum(1 / (search.RRF_K + r) for r in (c.vector_rank, c.keyword_rank) if r)
         assert c.fused_score == pytest.approx(expected)
+
+
+def bm25_scores(corpus: Corpus, text: str, chunks: list[Any]) -> dict[Any, tuple[float, str]]:
+    """Returns each chunk's (-BM25 score, text hash), computed here from its terms' repeats."""
+    terms = "SELECT DISTINCT unnest(tsvector_to_array(to_tsvector('english', :t)))"
+    repeats = (
+        "SELECT id, token_count, content_sha256, lexeme, cardinality(positions) FROM chunks, "
+        "unnest(content_tsv) WHERE id = ANY(:ids)"
+    )
+    with corpus.runtime.sessions() as session:
+        counts, total = query_term_stats(session, text, (), config="english")
+        query = keyword_query(counts, total)
+        weights = dict(zip(query.terms, query.weights, strict=True))
+        assert set(weights) == set(session.execute(sa.text(terms), {"t": text}).scalars())
+        scores: dict[Any, tuple[float, str]] = {}
+        for chunk, tokens, sha256, lexeme, tf in session.execute(sa.text(repeats), {"ids": chunks}):
+            length = 1 - keywords.B + keywords.B * tokens / keywords.AVERAGE_CHUNK_TOKENS
+            gain = weights.get(lexeme, 0.0) * tf * (keywords.K1 + 1) / (tf + keywords.K1 * length)
+            scores[chunk] = (scores.get(chunk, (0.0, sha256))[0] - gain, sha256)
+    return scores
 
 
 @pytest.mark.parametrize("mode", ["vector", "hybrid"])
@@ -230,7 +247,9 @@ def test_counting_marks_changes_neither_the_results_nor_the_one_statement(
         marked = corpus.search(
             queries[3], SearchFilters(), mode=mode, text="memory reason", count_marks=True
         )
-    assert len(statements) == 1  # the index walk found enough: no exact pass after it
+    # The index walk found enough: no exact pass after it (the keyword side looks its
+    # terms up first).
+    assert len(statements) == (2 if mode == "hybrid" else 1)
     assert [replace(c, hl_count=0) for c in marked] == plain
     assert all(c.hl_count == 0 for c in marked)  # the synthetic corpus carries no marks
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.db.terms import TermStat
-from app.retrieval.coverage import term_coverage, term_weight
+from app.retrieval.coverage import term_coverage
+from app.retrieval.keywords import term_weight
 
 
 def test_a_rare_term_weighs_more_than_a_common_one() -> None:
