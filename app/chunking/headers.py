@@ -32,14 +32,17 @@ _JUNK_TITLE = re.compile(
     r"^(microsoft (word|powerpoint|excel)\s*-|untitled|document\d*$|title$|slide \d+$)"
     r"|\.(docx?|pdf|tex|dvi|ps|rtf|odt|pptx?|xlsx?|indd|qxd)\s*$"
     r"|^[\d\W_]+$"
-    r"|^\d{10}-\d{2}-\d{6}$",
+    r"|^\d{10}-\d{2}-\d{6}$"
+    r"|^united states securities and exchange commission$|^form [\w-]+$",
     re.IGNORECASE,
 )
-"""Metadata titles that name a file, a template or a filing's accession number, not the work."""
+"""Titles that name a file, a template, a filing's accession number or the heading every
+filing's cover has, not the work."""
 _REGISTRANT = re.compile(r"exact name of (the )?registrant", re.IGNORECASE)
 _NOT_A_NAME = re.compile(
     r"commission file|file number|\(mark one\)|transition period|jurisdiction|incorporation"
-    r"|organization\)|^\(|\)$|^\d|^[\W_]*$",
+    r"|organization\)|^\(|\)$|^\d|^[\W_]*$"
+    r"|report pursuant|exchange act|fiscal year|quarterly period|^form\b|^or$",
     re.IGNORECASE,
 )
 _COMPANY = re.compile(
@@ -47,6 +50,8 @@ _COMPANY = re.compile(
     r"international|n\.v|s\.a|ag|se)\b\.?\s*$",
     re.IGNORECASE,
 )
+_SPACED_CAPITAL = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")
+"""A name set in small capitals, each word's larger first letter apart ("MGM R ESORTS")."""
 REGISTRANT_WINDOW = 8
 """Lines before the "exact name of registrant" caption among which the name stands: the
 cover's columns (state, address) may come between them in reading order."""
@@ -60,12 +65,16 @@ _FILE_WORDS = re.compile(r"[_\s]+")
 
 
 def document_title(metadata_title: str | None, pages: Sequence[PageLines], fallback: str) -> str:
-    """Returns the document's title: the PDF's metadata title when it is a real one, else a
-    filing's registrant, else the first page's heading, else `fallback` (the file's name)."""
+    """Returns the document's title: a filing's registrant, else the PDF's metadata title when
+    it is a real one, else the first page's heading, else `fallback` (the file's name).
+
+    A filing's metadata names a ticker ("ADBE 10K FY15"), the SEC's heading or the form
+    ("Form 10-Q for Microsoft Corp filed 10/24/2022"); its cover names the company."""
+    if company := registrant(pages):
+        return company[:TITLE_MAX_CHARS]
     if metadata_title and is_real_title(metadata_title):
         return metadata_title.strip()[:TITLE_MAX_CHARS]
-    first = pages[0] if pages else None
-    found = (registrant(pages) or first_page_heading(first)) if first is not None else None
+    found = first_page_heading(pages[0]) if pages else None
     return (found or fallback)[:TITLE_MAX_CHARS]
 
 
@@ -77,13 +86,18 @@ def is_real_title(title: str) -> bool:
 
 def registrant(pages: Sequence[PageLines]) -> str | None:
     """Returns the company a filing's cover page names ("Exact name of registrant as specified
-    in its charter" stands under it), or None for a document that is no filing."""
+    in its charter" stands under it: the nearest name above that caption), or None for a
+    document that is no filing or whose name is only a logo."""
     for page in pages[:2]:
         lines = page.line_texts()
         for index, line in enumerate(lines):
             if _REGISTRANT.search(line):
-                window = lines[max(index - REGISTRANT_WINDOW, 0) : index]
-                names = [name for name in window if not _NOT_A_NAME.search(name)]
+                window = lines[max(index - REGISTRANT_WINDOW, 0) : index][::-1]
+                names = [
+                    _SPACED_CAPITAL.sub(r"\1", name)
+                    for name in window
+                    if not _NOT_A_NAME.search(name)
+                ]
                 companies = [name for name in names if _COMPANY.search(name)]
                 found = companies or names
                 return found[0] if found else None
@@ -134,7 +148,7 @@ def document_label(title: str, pages: Sequence[PageLines], filename: str) -> str
     # A filing's file is often named for its ticker and period ("2023_Q3_AAPL").
     stem = _FILE_WORDS.sub(" ", Path(filename).stem).strip()
     parts = [title, facts]
-    if stem and stem.lower() not in title.lower():
+    if stem and stem.lower() not in _FILE_WORDS.sub(" ", title).lower():
         parts.append(stem)
     return "; ".join(parts)
 

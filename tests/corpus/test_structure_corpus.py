@@ -60,6 +60,23 @@ def test_structure_pages(parts: tuple[str, ...], expected: dict[int, str]) -> No
             "LOCKHEED MARTIN CORPORATION; Form 10-K, fiscal year ended December 31, 2022; "
             "LOCKHEEDMARTIN 2022 10K",
         ),
+        # The name in small capitals, drawn as "MGM R ESORTS I NTERNATIONAL".
+        (
+            ("eval", "financebench_dev", "pdfs", "MGMRESORTS_2018_10K.pdf"),
+            "MGM RESORTS INTERNATIONAL; Form 10-K, fiscal year ended December 31, 2018; "
+            "MGMRESORTS 2018 10K",
+        ),
+        # The metadata title is the SEC's heading; the cover names the company.
+        (
+            ("eval", "financebench_dev", "pdfs", "VERIZON_2021_10K.pdf"),
+            "Verizon Communications Inc.; Form 10-K, fiscal year ended December 31, 2021; "
+            "VERIZON 2021 10K",
+        ),
+        # The company's name is a logo: the file names it.
+        (
+            ("eval", "financebench_dev", "pdfs", "COCACOLA_2017_10K.pdf"),
+            "COCACOLA_2017_10K; Form 10-K, fiscal year ended December 31, 2017",
+        ),
     ],
 )
 def test_document_label(parts: tuple[str, ...], label: str) -> None:
