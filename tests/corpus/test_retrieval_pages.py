@@ -326,11 +326,6 @@ PAIRS = [
 
 
 KNOWN_MISSES = {
-    "libtasn1-comment-syntax": (
-        "ranking: the comment rule (p5) shares its common words with the error and tree "
-        "functions (pp8, 11), which tie it on the keyword side; it passed or missed by the "
-        "chunk ids of an ingestion until ties were broken by the text's hash"
-    ),
     "libtasn1-unsupported-features": (
         "chunking and ranking: the answer (p6) shares a chunk with the tail of a bullet list "
         "of ASN.1 types and is 55th nearest; chunks on the parser's syntax (pp5, 7) lead"
