@@ -94,8 +94,9 @@ def unit(vectors: npt.NDArray[np.float64]) -> Vectors:
     return unit_vectors
 
 
-def chunk_values(row: int, content: str, vector: Vectors) -> dict[str, Any]:
-    """Returns the column values of the corpus's `row`-th chunk, by column name."""
+def chunk_values(row: int, content: str, vector: Vectors, model: str = "") -> dict[str, Any]:
+    """Returns the column values of the corpus's `row`-th chunk, by column name; `model` names
+    the embedding model its vector stands for."""
     ordinal = row % CHUNKS_PER_DOCUMENT
     page = ordinal // 3 + 1
     return {
@@ -115,10 +116,13 @@ def chunk_values(row: int, content: str, vector: Vectors) -> dict[str, Any]:
         "content": content,
         # No context header: the phrases the benchmarks query by come from the contents.
         "context_header": "",
+        "table_header_start": None,
+        "table_header_end": None,
         "content_sha256": "0" * 64,
         "token_count": len(content.split()),
         "flags": ["references"] if ordinal % 40 == 39 else [],
         "embedding": vector,
+        "embedding_model": model,
     }
 
 
@@ -144,6 +148,14 @@ def document_rows(count: int) -> list[dict[str, Any]]:
     ]
 
 
+STORE_ALL_TERMS = (
+    "INSERT INTO document_terms (term, document_id, chunk_count) "
+    "SELECT lexeme, document_id, count(*) FROM chunks, unnest(content_tsv) "
+    "GROUP BY lexeme, document_id"
+)
+"""Every document's term counts at once: store_document_terms's figures for a whole load."""
+
+
 def store_chunks(runtime: Runtime, count: int, chunks: Iterable[tuple[str, Vectors]]) -> None:
     """Stores `count` chunks, given as (content, unit vector), in ready documents of
     CHUNKS_PER_DOCUMENT chunks each, then builds the indexes and runs VACUUM ANALYZE.
@@ -166,14 +178,17 @@ def store_chunks(runtime: Runtime, count: int, chunks: Iterable[tuple[str, Vecto
             with cursor.copy(COPY_STATEMENT) as copy:
                 copy.set_types([types[column.name] for column in COPY_COLUMNS])
                 for row, (content, vector) in zip(range(count), chunks, strict=False):
-                    values = chunk_values(row, content, vector)
+                    values = chunk_values(row, content, vector, runtime.embedder.name)
                     copy.write_row([values[column.name] for column in COPY_COLUMNS])
             cursor.execute("SET LOCAL maintenance_work_mem = '1GB'")  # the graph fits: faster
             for index in indexes:
                 cursor.execute(index)
+            # What ingestion keeps of each document (app.db.terms): the keyword side weighs a
+            # query's terms, and leaves the common ones out of its matches, by these counts.
+            cursor.execute(STORE_ALL_TERMS)
         driver.commit()
         driver.autocommit = True  # VACUUM runs outside a transaction
-        driver.execute("VACUUM ANALYZE documents, chunks")
+        driver.execute("VACUUM ANALYZE documents, chunks, document_terms")
     # Pooled connections fit hnsw.ef_search to the table's size when they open (and then once a
     # minute): new ones see the loaded table at once.
     runtime.engine.dispose()
