@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     chunk_overlap_tokens: int = Field(default=32, ge=0)
 
     # Chosen by measurement (docs/benchmarks.md, "Page hit@k beside the peer"): hybrid's
-    # any-word keyword side finds gold pages the vectors miss.
+    # keyword side (BM25 over the query's telling words) finds gold pages the vectors miss.
     search_mode: Literal["hybrid", "vector"] = "hybrid"
     search_overfetch: int = Field(default=4, ge=1, le=50)
     min_similarity: float = Field(default=0.4, ge=-1.0, le=1.0)
