@@ -205,7 +205,7 @@ def _draft(
     start, end, tokens = chunk
     first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
     chapter, section = headings.at(pages[first], start - offsets[first])
-    header = context_header(label, chapter, section)
+    header = context_header(label, chapter, section, table.table.title if table else "")
     return ChunkDraft(
         ordinal=ordinal,
         page_start=pages[first].number,

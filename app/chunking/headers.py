@@ -153,9 +153,13 @@ def document_label(title: str, pages: Sequence[PageLines], filename: str) -> str
     return "; ".join(parts)
 
 
-def context_header(label: str, chapter: str | None, section: str | None) -> str:
-    """Returns a chunk's header: the document's label and its chapter and section path."""
-    path = [heading for heading in (chapter, section) if heading]
-    if len(path) == 2 and path[0] == path[1]:
-        path.pop()
+def context_header(
+    label: str, chapter: str | None, section: str | None, table_title: str = ""
+) -> str:
+    """Returns a chunk's header: the document's label, its chapter and section path and, for
+    a chunk of a table, the table's title (app.chunking.tables.table_title)."""
+    path: list[str] = []
+    for heading in (chapter, section, table_title):
+        if heading and not any(heading.lower() in part.lower() for part in path):
+            path.append(heading)
     return " > ".join(part for part in (label, *path) if part)[:HEADER_MAX_CHARS]

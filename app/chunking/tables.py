@@ -48,6 +48,10 @@ _CAPTION = re.compile(r"^(?:Table|TABLE|Exhibit)\s*[A-Z]?\d+[.:]")
 _STATEMENT_TITLE = re.compile(r"^[A-Z][A-Z0-9 ,&'()\u2014-]{6,}$")
 """A statement's title in capitals: "CONDENSED CONSOLIDATED BALANCE SHEETS (Unaudited)"."""
 
+_RUNNING_LINE = re.compile(r"^table of contents$", re.IGNORECASE)
+_NOT_A_TITLE = re.compile(r"\d|^\(|:$|\b(ended|as of)\b", re.IGNORECASE)
+TITLE_MAX_LINES = 2
+
 LineKind = Literal["row", "table", "prose"]
 
 
@@ -66,6 +70,9 @@ class Table:
     header: tuple[int, int] | None
     header_text: str
     row_ends: tuple[int, ...]
+    title: str = ""
+    """The header's opening lines that name the table ("THE COCA-COLA COMPANY AND
+    SUBSIDIARIES", "CONSOLIDATED BALANCE SHEETS"), before its periods, units and columns."""
 
 
 def find_tables(page: PageLines) -> list[Table]:
@@ -158,7 +165,23 @@ def _table(
         header=header,
         header_text=" ".join(page.text[header[0] : header[1]].split()) if header else "",
         row_ends=tuple(int(ends[i]) for i in rows),
+        title=table_title(page.text[header[0] : header[1]]) if header else "",
     )
+
+
+def table_title(header: str) -> str:
+    """Returns the opening lines of a table's header that name it, up to TITLE_MAX_LINES:
+    those before the first that holds a figure, names a period ("Three Months Ended"), opens
+    with a parenthesis ("(In millions)") or leads into what follows ("Current assets:"); a
+    running "Table of Contents" is passed over."""
+    names: list[str] = []
+    for line in (line.strip() for line in header.splitlines()):
+        if not line or _RUNNING_LINE.match(line):
+            continue
+        if _NOT_A_TITLE.search(line) or len(names) == TITLE_MAX_LINES:
+            break
+        names.append(" ".join(line.split()))
+    return "; ".join(names)
 
 
 def _heads(

@@ -58,7 +58,7 @@ def test_prose_has_no_table() -> None:
     assert find_tables(page_lines(page)) == []
 
 
-def test_table_chunks_hold_whole_rows_once_under_the_header() -> None:
+def test_table_chunks_hold_whole_rows_once_under_the_header_and_its_title() -> None:
     page = page_of(STATEMENT, BLOCKS)
     chunks = chunk_pages([page], [], max_tokens=64, overlap_tokens=10, count_tokens=count_words)
     tables = [chunk for chunk in chunks if TABLE in chunk.flags]
@@ -67,7 +67,9 @@ def test_table_chunks_hold_whole_rows_once_under_the_header() -> None:
     for chunk in tables:
         assert chunk.content == page.text[chunk.page_span_start : chunk.page_span_end]
         assert chunk.table_header_text == HEADER
-        assert HEADER not in chunk.context_header
+        # Its title, not its periods and units: those every statement shares.
+        assert chunk.context_header.split(" > ")[-1] == CAPTION
+        assert UNIT not in chunk.context_header and PERIOD not in chunk.context_header
         assert chunk.table_header is not None
         lines = chunk.content.split("\n")
         assert all(line in ROWS or line in HEADER for line in lines if line)
