@@ -73,6 +73,12 @@ VECTOR_WEIGHT = 1.0
 KEYWORD_WEIGHT = 1.0
 """How much each ranking counts in the fused score (bench/eval_pages.py measured them)."""
 
+SCORED_MATCHES = 500
+"""Keyword matches BM25 scores at most, those holding the most of the query's telling terms
+(ts_rank, which reads no term's weight): reading every match's terms, the search stage took
+63 ms a query at 100k chunks (bench/query.py's synthetic corpus, p50), 33 ms capped; with the
+cap FinanceBench found as many gold pages or more, the docs set the same."""
+
 STATEMENT_CACHE_SIZE = 256
 """Built statements kept, one per filters, limit, mode and scan kind (see vector_statement)."""
 
@@ -294,16 +300,25 @@ def hybrid_statement(
     # Many chunks share a score when the query's words are common; the text's hash breaks
     # those ties before the chunk id, which is new at each ingestion, so the same documents
     # ingested again keep the same keyword ranking.
+    # BM25 reads each scored chunk's terms: only the SCORED_MATCHES that hold the most of the
+    # query's telling terms (ts_rank, which reads none) are scored.
+    matched = (
+        select(Chunk.id.label("chunk_id"))
+        .where(Chunk.content_tsv.bool_op("@@")(match), *clauses)
+        .order_by(func.ts_rank(Chunk.content_tsv, match).desc(), Chunk.content_sha256, Chunk.id)
+        .limit(SCORED_MATCHES)
+        .subquery("matched")
+    )
     keyword_hits = (
         select(
             Chunk.id.label("chunk_id"),
             text_rank.label("score"),
             Chunk.content_sha256.label("content_sha256"),
         )
-        .select_from(Chunk)
+        .select_from(matched)
+        .join(Chunk, Chunk.id == matched.c.chunk_id)
         .join(lexemes, true())
         .join(query_terms, query_terms.c.term == lexemes.c.lexeme)
-        .where(Chunk.content_tsv.bool_op("@@")(match), *clauses)
         .group_by(Chunk.id)
         .order_by(text_rank.desc(), Chunk.content_sha256, Chunk.id)
         .limit(limit)
