@@ -15,7 +15,7 @@ from dataclasses import replace
 from app.chunking.furniture import FURNITURE
 from app.chunking.references import REFERENCES, flag_references
 from app.core.chunks import INDEX, LIST_OF_FIGURES, OCR, STRUCTURE_FLAGS, TOC, ChunkDraft
-from app.core.sentences import CJK_LETTERS
+from app.core.sentences import CJK_LETTER, CJK_LETTERS
 
 OCR_NOISE = "ocr_noise"
 """The flag of a chunk whose text is too noisy to quote: a poor OCR layer."""
@@ -47,7 +47,6 @@ __all__ = [
 
 _TOKEN = re.compile(rf"[{CJK_LETTERS}]+|[^\s{CJK_LETTERS}]+")
 """A run of CJK letters, or a run of anything else but whitespace."""
-_CJK_LETTER = re.compile(rf"[{CJK_LETTERS}]")
 _EDGES = (
     "\"'()[]{}<>.,;:!?*\u2018\u2019\u201c\u201d\u2026\u2013\u2014-"
     "\u3001\u3002\u300a\u300b\u300c\u300d\u300e\u300f\u3010\u3011"
@@ -132,8 +131,8 @@ def ocr_noise_score(text: str) -> float:
     too. Elsewhere punctuation standing alone is no word: code and tables are full of it.
     """
     tokens = _TOKEN.findall(text)
-    runs = sum(1 for token in tokens if _CJK_LETTER.match(token))
-    others = [token for token in tokens if not _CJK_LETTER.match(token)]
+    runs = sum(1 for token in tokens if CJK_LETTER.match(token))
+    others = [token for token in tokens if not CJK_LETTER.match(token)]
     cored = [token for token in others if token.strip(_EDGES)]
     in_cjk = runs >= CJK_TEXT * (runs + len(cored))
     judged = [token for token in others if in_cjk and _is_debris(token)] + cored

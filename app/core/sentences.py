@@ -7,6 +7,7 @@ import re
 CJK_LETTERS = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 """Kana, CJK ideographs and Hangul (a character class's ranges): letters that stand without
 spaces between words."""
+CJK_LETTER = re.compile(f"[{CJK_LETTERS}]")
 
 CLOSERS = "\"'\u201d\u2019)\\]"
 """What may follow a sentence's last punctuation: closing quotes and brackets."""

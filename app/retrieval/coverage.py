@@ -11,14 +11,11 @@ the best few chunks hold.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
-from app.core.sentences import CJK_LETTERS
+from app.core.sentences import CJK_LETTER
 from app.db.terms import TermStat
 from app.retrieval.keywords import term_weight
-
-_CJK = re.compile(f"[{CJK_LETTERS}]")
 
 COVERAGE_DEPTH = 5
 """How many of the best chunks the coverage is taken over, whatever top_k asks for."""
@@ -33,7 +30,7 @@ def term_coverage(terms: Sequence[TermStat], total_chunks: int) -> float | None:
     weights = [
         (term_weight(term.chunk_count, total_chunks), term.in_chosen)
         for term in terms
-        if not _CJK.search(term.term)
+        if not CJK_LETTER.search(term.term)
     ]
     total = sum(weight for weight, _ in weights)
     if total <= 0:

@@ -297,9 +297,6 @@ def hybrid_statement(
         func.unnest(Chunk.content_tsv).table_valued("lexeme", "positions", name="lexemes").lateral()
     )
     text_rank = bm25(query_terms.c.weight, func.cardinality(lexemes.c.positions))
-    # Many chunks share a score when the query's words are common; the text's hash breaks
-    # those ties before the chunk id, which is new at each ingestion, so the same documents
-    # ingested again keep the same keyword ranking.
     # BM25 reads each scored chunk's terms: only the SCORED_MATCHES that hold the most of the
     # query's telling terms (ts_rank, which reads none) are scored.
     matched = (
@@ -309,6 +306,9 @@ def hybrid_statement(
         .limit(SCORED_MATCHES)
         .subquery("matched")
     )
+    # Many chunks share a score when the query's words are common; the text's hash breaks
+    # those ties before the chunk id, which is new at each ingestion, so the same documents
+    # ingested again keep the same keyword ranking.
     keyword_hits = (
         select(
             Chunk.id.label("chunk_id"),
