@@ -1,5 +1,5 @@
-"""Term frequencies: how many chunks hold each of a query's terms, and which of them a few
-chosen chunks hold."""
+"""Term frequencies: how many chunks hold each of a query's terms, and which of a few chosen
+chunks hold each."""
 
 from __future__ import annotations
 
@@ -22,13 +22,14 @@ QUERY_TERMS = text(
         SELECT DISTINCT unnest(tsvector_to_array(to_tsvector(CAST(:config AS regconfig), :query)))
             AS term
     ), chosen_terms AS (
-        SELECT DISTINCT unnest(tsvector_to_array(content_tsv)) AS term
+        SELECT id, unnest(tsvector_to_array(content_tsv)) AS term
         FROM chunks WHERE id = ANY(:chunk_ids)
     )
     SELECT query_terms.term,
            coalesce((SELECT sum(chunk_count) FROM document_terms
                      WHERE document_terms.term = query_terms.term), 0) AS chunk_count,
-           query_terms.term IN (SELECT term FROM chosen_terms) AS in_chosen,
+           ARRAY(SELECT id FROM chosen_terms WHERE chosen_terms.term = query_terms.term
+                 ORDER BY id) AS held_by,
            (SELECT coalesce(sum(chunk_count), 0) FROM documents) AS total_chunks
     FROM query_terms
     ORDER BY query_terms.term
@@ -38,11 +39,11 @@ QUERY_TERMS = text(
 
 @dataclass(frozen=True)
 class TermStat:
-    """A query's term: how many chunks in the database hold it, and whether the chosen do."""
+    """A query's term: how many chunks in the database hold it, and which of the chosen do."""
 
     term: str
     chunk_count: int
-    in_chosen: bool
+    held_by: frozenset[uuid.UUID] = frozenset()
 
 
 def store_document_terms(session: Session, document_id: uuid.UUID) -> None:
@@ -54,10 +55,11 @@ def query_term_stats(
     session: Session, query: str, chosen: Sequence[uuid.UUID], *, config: str
 ) -> tuple[list[TermStat], int]:
     """Returns the query's terms (as `config` makes them of its text) with their chunk counts
-    and whether any of the `chosen` chunks holds each, and the number of chunks in all."""
+    and which of the `chosen` chunks hold each, and the number of chunks in all."""
     rows = session.execute(
         QUERY_TERMS, {"config": config, "query": query, "chunk_ids": list(chosen)}
     ).all()
     # A query without terms needs no total: nothing is weighed.
     total = int(rows[0].total_chunks) if rows else 0
-    return [TermStat(row.term, int(row.chunk_count), bool(row.in_chosen)) for row in rows], total
+    stats = [TermStat(row.term, int(row.chunk_count), frozenset(row.held_by)) for row in rows]
+    return stats, total

@@ -6,12 +6,14 @@ from a paragraph on training tokens. What such chunks lack are the query's telli
 of the query's terms is weighed by how rare it is among all chunks (inverse chunk frequency,
 as the keyword side weighs it, app.retrieval.keywords: "everest", held by none, weighs most;
 "plan" or "many" little), and the coverage is the weighed share of the query's terms that
-the best few chunks hold.
+the best few chunks hold. A single chunk's coverage tells the answer whether a passage is
+about what was asked (app.answer.synthesis).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import uuid
+from collections.abc import Collection, Sequence
 
 from app.core.sentences import CJK_LETTER
 from app.db.terms import TermStat
@@ -21,14 +23,16 @@ COVERAGE_DEPTH = 5
 """How many of the best chunks the coverage is taken over, whatever top_k asks for."""
 
 
-def term_coverage(terms: Sequence[TermStat], total_chunks: int) -> float | None:
-    """Returns the weighed share of `terms` that the chosen chunks hold, in [0, 1]; None for a
-    query with no terms (stopwords only), which coverage cannot judge.
+def term_coverage(
+    terms: Sequence[TermStat], total_chunks: int, chunk_ids: Collection[uuid.UUID]
+) -> float | None:
+    """Returns the weighed share of `terms` that any of `chunk_ids` holds, in [0, 1]; None for
+    a query with no terms (stopwords only), which coverage cannot judge.
 
     A term with CJK letters is left out: the text search's parser takes a whole run of them,
     written without spaces between words, as one term, which no other text repeats."""
     weights = [
-        (term_weight(term.chunk_count, total_chunks), term.in_chosen)
+        (term_weight(term.chunk_count, total_chunks), not term.held_by.isdisjoint(chunk_ids))
         for term in terms
         if not CJK_LETTER.search(term.term)
     ]

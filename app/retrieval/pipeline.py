@@ -194,9 +194,10 @@ def rank_chunks(
         if names and not missing:
             floor = min(floor, params.min_similarity_named)
         candidates_left = above_threshold(candidates, floor)
-    if params.check_names and not covers_query(session, query, candidates_left, params):
-        candidates_left = []
-    kept = without_duplicates(candidates_left, limit=params.top_k)
+    kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
+    if params.check_names and kept:
+        kept = covering_query(session, query, kept, params.min_term_coverage)
+    kept = kept[: params.top_k]
     hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
     if params.annotations is not None and any(hl_counts.values()):
         # After top_k is taken: the marks change the order of the chosen chunks, never which;
@@ -291,17 +292,23 @@ def retrieve_in_selection(
     )
 
 
-def covers_query(
-    session: Session, query: str, candidates: list[Candidate], params: RetrievalParams
-) -> bool:
-    """Returns whether the best candidates hold enough of the query's informative words: near
+def covering_query(
+    session: Session, query: str, chosen: list[Candidate], min_coverage: float
+) -> list[Candidate]:
+    """Returns the `chosen` chunks, each with the weighed share of the query's terms it holds;
+    none when the best COVERAGE_DEPTH of them hold less than `min_coverage` together: near
     vectors alone are no evidence that a passage is about what the query asks."""
-    if not candidates or params.min_term_coverage <= 0:
-        return True
-    chosen = [candidate.chunk_id for candidate in candidates[:COVERAGE_DEPTH]]
-    terms, total_chunks = query_term_stats(session, query, chosen, config=TEXT_SEARCH_CONFIG)
-    coverage = term_coverage(terms, total_chunks)
-    return coverage is None or coverage >= params.min_term_coverage
+    terms, total_chunks = query_term_stats(
+        session, query, [candidate.chunk_id for candidate in chosen], config=TEXT_SEARCH_CONFIG
+    )
+    best = [candidate.chunk_id for candidate in chosen[:COVERAGE_DEPTH]]
+    coverage = term_coverage(terms, total_chunks, best)
+    if coverage is not None and coverage < min_coverage:
+        return []
+    return [
+        replace(candidate, term_coverage=term_coverage(terms, total_chunks, [candidate.chunk_id]))
+        for candidate in chosen
+    ]
 
 
 def missing_names(session: Session, names: list[str], filters: SearchFilters) -> list[str]:

@@ -55,6 +55,7 @@ class Chunk:
     context_header: str = ""
     table_header: tuple[int, int] | None = None
     table_header_text: str = ""
+    term_coverage: float | None = None
 
 
 def chunk(n: int, content: str, **fields: object) -> Chunk:

@@ -9,7 +9,7 @@ from app.retrieval.keywords import FEWEST_CHUNKS_WEIGHED, keyword_query, quoted,
 
 
 def stats(**counts: int) -> list[TermStat]:
-    return [TermStat(term, count, in_chosen=False) for term, count in counts.items()]
+    return [TermStat(term, count) for term, count in counts.items()]
 
 
 def test_common_terms_weigh_but_do_not_match() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
-from app.answer.claims import sentence_pages, shown_text, source_label, stem, terms
+from app.answer.claims import EMPTY_ANSWER, sentence_pages, shown_text, source_label, stem, terms
 from app.answer.kinds import Asked, asked_kinds, holds_kind
 from app.answer.synthesis import EMBEDDED_UNITS, MAX_CLAIMS, synthesize
 from app.answer.units import chunk_sentences
@@ -132,6 +133,20 @@ def test_no_context_is_an_empty_answer(embedder: Embedder) -> None:
 def test_an_unrelated_question_gets_no_answer(embedder: Embedder) -> None:
     answer = synthesize("What is the capital of France?", [TRACING, SEARCH], [TRACING], embedder)
     assert (answer.text, answer.sources, answer.citations, answer.claims) == ("", [], [], [])
+
+
+def test_a_passage_lacking_the_questions_rarer_words_does_not_answer(embedder: Embedder) -> None:
+    # Near in meaning, but retrieval found its chunk holds little of what the question names.
+    populations = chunk(
+        3,
+        "Table 1 lists the population of each EU country in millions: Austria 8.9, Belgium 11.5.",
+    )
+    query = "What is the population of Germany?"
+    assert synthesize(query, [populations], [populations], embedder).text
+    lacking = replace(populations, term_coverage=0.3)
+    assert synthesize(query, [lacking], [lacking], embedder) == EMPTY_ANSWER
+    holding = replace(populations, term_coverage=0.8)
+    assert synthesize(query, [holding], [holding], embedder).text
 
 
 def test_headings_are_not_glued_to_sentences() -> None:
