@@ -38,6 +38,7 @@ from app.answer.kinds import asked_kinds, holds_kind
 from app.answer.units import Span, claim_units
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
+from app.core.rows import row_label
 from app.embedding import Embedder, embed_query, embed_texts
 from app.embedding.backends import FloatArray
 
@@ -63,6 +64,12 @@ HEADER_SHARE = 0.5
 share of its coverage: the header is every row's, so a row's own label (a "Total net sales"
 among segments) must decide between the rows of a table, and between tables whose headers
 match alike. The floor and the confidence take the whole coverage."""
+
+LABEL_WEIGHT = 0.45
+"""Added to a table row's worth times the share of its label's terms the question holds:
+"Operating income" answers "What was Microsoft's operating income...?" where the segment rows
+under a header of "Segment revenue and operating income" do not, though every row of either
+table holds as many of the question's words with its header."""
 
 CONTEXT_SHARE = 0.5
 """In a unit's worth, the question's terms found only in its chunk's context header (whose the
@@ -236,6 +243,7 @@ def score_units(
                 COVERAGE_WEIGHT * weighed_terms / max(len(query_terms), 1)
                 + KIND_WEIGHT * kind
                 + RANK_BONUS / (1 + rank)
+                + (LABEL_WEIGHT * _label_share(shown, query_terms) if claim.headed else 0.0)
             )
             found.append(
                 ScoredUnit(
@@ -265,6 +273,11 @@ def score_units(
         replace(unit, lead=min(unit.worth - after.worth, MAX_LEAD))
         for unit, after in zip(scored, [*scored[1:], replace(scored[-1], worth=0.0)], strict=True)
     ]
+
+
+def _label_share(row: str, query_terms: set[str]) -> float:
+    label = terms(row_label(row))
+    return len(label & query_terms) / len(label) if label else 0.0
 
 
 def _header(unit: ScoredUnit) -> tuple[int, int] | None:

@@ -67,6 +67,17 @@ def row_kind(line: str) -> RowKind | None:
     return "loose" if loose else None
 
 
+def row_label(row: str) -> str:
+    """Returns a row's label, the words before its first figure: "Operating income" of
+    "Operating income $ 22,352 $ 20,364 10%"; the whole text of a row with no figure."""
+    label = []
+    for cell in row.split():
+        if NUMERIC_CELL.match(cell) or _NIL.match(cell) or _CURRENCY.match(cell):
+            break
+        label.append(cell)
+    return " ".join(label)
+
+
 def is_period_line(line: str) -> bool:
     """Says whether a line holds dates or years and no other figure: "July 1, 2023 June 25,
     2022", "2023 2022 2023 2022", "Three Months Ended March 31, 2023"."""

@@ -149,6 +149,52 @@ def test_a_passage_lacking_the_questions_rarer_words_does_not_answer(embedder: E
     assert synthesize(query, [holding], [holding], embedder).text
 
 
+def table_chunk(n: int, header: list[str], rows: list[str], **fields: object) -> Chunk:
+    head = "\n".join(header)
+    content = "\n".join([head, *rows])
+    return chunk(
+        n,
+        content,
+        page_span_end=len(content),
+        table_header=(0, len(head)),
+        table_header_text=" ".join(header),
+        **fields,
+    )
+
+
+def test_the_row_whose_label_is_asked_for_answers(embedder: Embedder) -> None:
+    period = ["(In millions)", "Three Months Ended March 31,", "2023 2022"]
+    segments = table_chunk(
+        4,
+        ["Segment revenue and operating income were as follows:", *period],
+        ["Intelligent Cloud 22,081 18,987", "More Personal Computing 13,260 14,584"],
+    )
+    summary = table_chunk(
+        5,
+        [
+            "PART I Item 2",
+            "(In millions, except percentages and per share amounts)",
+            "SUMMARY RESULTS OF OPERATIONS",
+            "Three Months Ended March 31,",
+            "Percentage Change",
+            "2023 2022",
+        ],
+        [
+            "Revenue $ 52,857 $ 49,360 7%",
+            "Gross margin 36,794 33,740 9%",
+            "Operating income 22,352 20,364 10%",
+            "Net income 18,299 16,728 9%",
+            "Diluted earnings per share 2.45 2.22 10%",
+        ],
+        distance=0.4,
+    )
+    query = "What was the operating income for the three months ended March 31, 2023?"
+    # The segments' table ranked first, and its header holds every word the question asks.
+    ranked = [segments, TRACING, SEARCH, summary]
+    answer = synthesize(query, ranked, [segments, summary], embedder)
+    assert answer.claims[0].text.endswith("Operating income 22,352 20,364 10%")
+
+
 def test_headings_are_not_glued_to_sentences() -> None:
     content = "Results\n\nThe tracing compiler wins on hot loops."
     spans = chunk_sentences(content, None)

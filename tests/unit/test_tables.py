@@ -8,7 +8,7 @@ from app.chunking.chunker import chunk_pages
 from app.chunking.tables import find_tables
 from app.core.chunks import TABLE
 from app.core.geometry import page_lines
-from app.core.rows import is_period_line, is_unit_line, row_kind
+from app.core.rows import is_period_line, is_unit_line, row_kind, row_label
 from tests.helpers.chunks import count_words
 from tests.helpers.pages import page_of
 
@@ -40,6 +40,14 @@ def test_lines_are_told_apart() -> None:
     assert is_period_line("2023 2022 2023 2022") and not is_period_line(ROWS[1])
     assert is_unit_line(UNIT) and is_unit_line("($ in thousands)") and is_unit_line("$ million")
     assert not is_unit_line(PROSE)
+
+
+def test_a_rows_label_is_its_words_before_its_figures() -> None:
+    assert row_label(ROWS[0]) == "Products"
+    assert row_label(ROWS[-1]) == "Net income"
+    assert row_label("Total operating expenses 13,415 12,809") == "Total operating expenses"
+    assert row_label("Deferred revenue — 1,204") == "Deferred revenue"
+    assert row_label(PROSE) == PROSE
 
 
 def test_a_statement_is_found_with_its_header() -> None:
