@@ -9,7 +9,12 @@ from dataclasses import replace
 
 from app.answer.claims import EMPTY_ANSWER, sentence_pages, shown_text, source_label, stem, terms
 from app.answer.kinds import Asked, asked_kinds, holds_kind
-from app.answer.synthesis import EMBEDDED_UNITS, MAX_CLAIMS, synthesize
+from app.answer.synthesis import (
+    EMBEDDED_UNITS,
+    LACKING_KIND_CONFIDENCE,
+    MAX_CLAIMS,
+    synthesize,
+)
 from app.answer.units import chunk_sentences
 from app.core.geometry import chunk_segments
 from app.core.questions import question_core
@@ -147,6 +152,13 @@ def test_a_passage_lacking_the_questions_rarer_words_does_not_answer(embedder: E
     assert synthesize(query, [lacking], [lacking], embedder) == EMPTY_ANSWER
     holding = replace(populations, term_coverage=0.8)
     assert synthesize(query, [holding], [holding], embedder).text
+
+
+def test_a_claim_that_echoes_the_question_is_never_confident(embedder: Embedder) -> None:
+    echo = chunk(6, "The reference architecture divides an HPC system into four function zones.")
+    query = "What are the four function zones of the HPC system reference architecture?"
+    answer = synthesize(query, [echo], [echo], embedder)
+    assert answer.text and answer.confidence <= LACKING_KIND_CONFIDENCE
 
 
 def table_chunk(n: int, header: list[str], rows: list[str], **fields: object) -> Chunk:
