@@ -362,9 +362,12 @@ def test_a_questions_core_leaves_its_instructions_out() -> None:
         "to the question by assuming the perspective of an investment analyst. Round your "
         "answer to two decimal places."
     )
-    assert question_core(question) == (
-        "What is the FY2021 capital expenditure amount (in USD billions) for PepsiCo?"
+    assert question_core(question) == "What is the FY2021 capital expenditure amount for PepsiCo?"
+    announced = (
+        "We need to calculate a reasonable approximation of a financial metric. Here's the "
+        "question: what is Adobe's FY2015 unadjusted EBITDA in USD millions?"
     )
+    assert question_core(announced) == "what is Adobe's FY2015 unadjusted EBITDA?"
     # A sentence that asks stays, whatever it opens with; a plain question is left alone.
     asking = "Basing your judgments off of the balance sheet, what is the FY2018 payable?"
     assert question_core(asking) == asking
