@@ -24,6 +24,8 @@ units: the nearest chunks of a collection lie some 0.02 to 0.1 apart)."""
 MAX_NAMED_WORDS = 2
 
 _PART = re.compile(r"[^\W\d_]+|\d+")
+_WORD = re.compile(r"[^\W_]+")
+"""A run of letters and digits, as the text search's parser keeps "x86" or "asn1" whole."""
 GENERIC = frozenset(
     {
         "a", "an", "and", "annual", "are", "as", "at", "be", "by", "co", "company", "corp",
@@ -93,7 +95,10 @@ def distinctive_names(query: str) -> list[str]:
 def name_query(name: str) -> str:
     """Returns the `to_tsquery` text matching any part of a name, a part of PREFIX_PART
     characters or more as a prefix ("PC-12" as "pc" or "12"; "Weizenbaum's" as
-    "weizenbaum:*"); "" for a name with no part of two characters or more. Only letters and
-    digits reach it."""
-    parts = [part for part in _PART.findall(name.lower()) if len(part) > 1]
+    "weizenbaum:*"; "x86" as "86" or "x86", which the text search keeps whole); "" for a name
+    with no part of two characters or more ("v8"). Only letters and digits reach it."""
+    lowered = name.lower()
+    parts = [part for part in _PART.findall(lowered) if len(part) > 1]
+    if parts:
+        parts += [word for word in _WORD.findall(lowered) if len(word) > 1 and word not in parts]
     return " | ".join(f"{part}:*" if len(part) >= PREFIX_PART else part for part in parts)

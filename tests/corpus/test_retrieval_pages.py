@@ -8,7 +8,7 @@ answer is given on each of them. The questions were not adjusted to what the sea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -399,6 +399,21 @@ def test_answer_page_is_in_the_top_5(ingested_docs: IngestedCorpus, pair: PagePa
     bundle = retrieve(ingested_docs, pair.question, default_params(ingested_docs.runtime.settings))
     found = [(c.document_filename, c.page_start, c.page_end) for c in bundle.chunks]
     assert finds_page(bundle, pair), f"wanted {pair.document} p{pair.pages}, got {found}"
+
+
+def test_a_name_the_text_search_keeps_whole_is_found_within_its_document(
+    ingested_docs: IngestedCorpus,
+) -> None:
+    # "x86" is one lexeme to the text search; had only its part "86" been sought, the name
+    # would count as missing from the paper and the question find nothing there.
+    assert TRACEMONKEY in ingested_docs.documents, ingested_docs.refused
+    params = default_params(ingested_docs.runtime.settings)
+    document = ingested_docs.documents[TRACEMONKEY].document.id
+    within = replace(params, filters=replace(params.filters, document_ids=(document,)))
+    question = "In the sieve example, how many x86 instructions does the trace compiler generate?"
+    bundle = retrieve(ingested_docs, question, within)
+    assert bundle.status == "ok"
+    assert any(chunk.page_start <= 3 <= chunk.page_end for chunk in bundle.chunks)
 
 
 REPEATED_NAMES = {

@@ -1,0 +1,19 @@
+"""Names in a query: the parts the text search must find for a name not to be missing."""
+
+from __future__ import annotations
+
+from app.retrieval.names import distinctive_names, name_query
+
+
+def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> None:
+    assert name_query("PC-12") == "pc | 12"
+    assert name_query("Weizenbaum's") == "weizenbaum:*"
+    # The parser keeps "x86" one lexeme: its part "86" alone would never match it.
+    assert name_query("x86") == "86 | x86"
+    assert name_query("Qwen2-72B") == "qwen:* | 72 | qwen2:* | 72b"
+
+
+def test_a_name_with_no_part_of_two_characters_is_none() -> None:
+    assert name_query("v8") == ""
+    assert "V8" not in distinctive_names("How does V8's TurboFan compiler work?")
+    assert "x86" in distinctive_names("How many x86 instructions does it generate?")
