@@ -21,10 +21,6 @@ def similarity(distance: float) -> float:
     return 1.0 - distance
 
 
-def above_threshold(ranked: Sequence[Candidate], min_similarity: float) -> list[Candidate]:
-    return [item for item in ranked if similarity(item.distance) >= min_similarity]
-
-
 def without_duplicates(ranked: Sequence[Candidate], *, limit: int | None = None) -> list[Candidate]:
     """Returns up to `limit` of `ranked`, keeping only the best-ranked of chunks with the same or
     nearly the same text.

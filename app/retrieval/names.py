@@ -16,6 +16,7 @@ chunks' vectors lie; retrieval then finds no matches (distinctive_names, search.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import lru_cache
 
 NAME_BOOST = 0.03
@@ -102,3 +103,23 @@ def name_query(name: str) -> str:
     if parts:
         parts += [word for word in _WORD.findall(lowered) if len(word) > 1 and word not in parts]
     return " | ".join(f"{part}:*" if len(part) >= PREFIX_PART else part for part in parts)
+
+
+MIN_NAMES_HELD = 2
+"""A passage that holds this many of a query's names or more, all of them, is evidence enough
+without a near vector (retrieval's named floor)."""
+
+
+def holds_names(text: str, names: Sequence[str]) -> bool:
+    """Whether `text` holds a part of each of `names` as name_query seeks it: a part of
+    PREFIX_PART characters or more as a word's beginning, a shorter one as a whole word."""
+    words = set(_WORD.findall(text.lower())) | set(_PART.findall(text.lower()))
+    for name in names:
+        parts = name_query(name).replace(":*", "").split(" | ")
+        if not any(
+            word.startswith(part) if len(part) >= PREFIX_PART else word == part
+            for part in parts
+            for word in words
+        ):
+            return False
+    return True

@@ -18,15 +18,17 @@ from app.embedding.backends import FloatArray
 from app.embedding.embedder import Embedder, embed_query
 from app.retrieval.assemble import (
     Context,
-    above_threshold,
     assemble_context,
     estimate_tokens,
+    similarity,
     without_duplicates,
 )
 from app.retrieval.coverage import COVERAGE_DEPTH, term_coverage
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.names import (
+    MIN_NAMES_HELD,
     distinctive_names,
+    holds_names,
     name_boost,
     name_query,
     name_words,
@@ -189,11 +191,24 @@ def rank_chunks(
         # ("Science DMZ" as "ScienceDMZ") leaves the question its answer.
         candidates_left: list[Candidate] = []
     else:
-        # Names the documents do mention are evidence the vectors lack: the floor is lower.
+        # Names the documents do mention are evidence the vectors lack: the floor is lower,
+        # and a passage that holds several names of the query, all of them, needs none ("In
+        # which year did Deep Blue beat Garry Kasparov?" lies at cosine 0.26 from the one
+        # paragraph that says so).
         floor = params.min_similarity
-        if names and not missing:
+        named = bool(names) and not missing
+        if named:
             floor = min(floor, params.min_similarity_named)
-        candidates_left = above_threshold(candidates, floor)
+        candidates_left = [
+            candidate
+            for candidate in candidates
+            if similarity(candidate.distance) >= floor
+            or (
+                named
+                and len(names) >= MIN_NAMES_HELD
+                and holds_names(f"{candidate.context_header} {candidate.content}", names)
+            )
+        ]
     kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
     if params.check_names and kept:
         kept = covering_query(session, query, kept, params.min_term_coverage)

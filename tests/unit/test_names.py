@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.retrieval.names import distinctive_names, name_query
+from app.retrieval.names import distinctive_names, holds_names, name_query
 
 
 def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> None:
@@ -17,3 +17,13 @@ def test_a_name_with_no_part_of_two_characters_is_none() -> None:
     assert name_query("v8") == ""
     assert "V8" not in distinctive_names("How does V8's TurboFan compiler work?")
     assert "x86" in distinctive_names("How many x86 instructions does it generate?")
+
+
+def test_a_passage_holds_a_name_by_any_of_its_parts() -> None:
+    text = "after Deep Blue won against the reigning world chess champion Garry Kasparov in 1997"
+    assert holds_names(text, ["Deep", "Blue", "Garry", "Kasparov"])
+    assert not holds_names(text, ["Deep", "Blue", "Carlsen"])
+    # A short part only as a whole word: "pc" is not the start of "pcs".
+    assert holds_names("the Pilatus PC-12 airplane", ["PC-12"])
+    assert not holds_names("three pcs", ["PC"])
+    assert holds_names("compiles to a single x86 instruction", ["x86"])
