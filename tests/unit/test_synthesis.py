@@ -10,9 +10,12 @@ from dataclasses import replace
 from app.answer.claims import EMPTY_ANSWER, sentence_pages, shown_text, source_label, stem, terms
 from app.answer.kinds import Asked, asked_kinds, holds_kind
 from app.answer.synthesis import (
+    CALIBRATED_TRUSTED,
     EMBEDDED_UNITS,
     LACKING_KIND_CONFIDENCE,
     MAX_CLAIMS,
+    TRUSTED,
+    ScoredUnit,
     synthesize,
 )
 from app.answer.units import chunk_sentences
@@ -159,6 +162,24 @@ def test_a_claim_that_echoes_the_question_is_never_confident(embedder: Embedder)
     query = "What are the four function zones of the HPC system reference architecture?"
     answer = synthesize(query, [echo], [echo], embedder)
     assert answer.text and answer.confidence <= LACKING_KIND_CONFIDENCE
+
+
+def test_a_trusted_confidence_reads_at_least_the_share_found_right() -> None:
+    # Nothing between TRUSTED and CALIBRATED_TRUSTED: what the fit trusts reads as what
+    # bench/data measured of it, and the scale keeps its order.
+    confidences = [
+        ScoredUnit(
+            0.0, similarity, coverage, kind, 0, lead, TRACING, ((0, 10),), "", frozenset()
+        ).confidence
+        for similarity in (0.2, 0.5, 0.8)
+        for coverage in (0.0, 0.5, 1.0)
+        for kind in (0, 1)
+        for lead in (0.0, 0.1, 0.2, 0.3, 0.5)
+    ]
+    assert not any(TRUSTED <= c < CALIBRATED_TRUSTED for c in confidences)
+    assert any(c >= CALIBRATED_TRUSTED for c in confidences)
+    assert any(c < TRUSTED for c in confidences)
+    assert all(0.0 <= c <= 1.0 for c in confidences)
 
 
 def table_chunk(n: int, header: list[str], rows: list[str], **fields: object) -> Chunk:
