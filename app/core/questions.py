@@ -49,3 +49,13 @@ def question_core(text: str) -> str:
     if kept == sentences or not any(kept):
         return text
     return " ".join(s for s in kept if s)
+
+
+_FISCAL_YEAR = re.compile(r"\bFY\s?((?:19|20)\d\d)\b", re.IGNORECASE)
+
+
+def fiscal_years_spelled(text: str) -> str:
+    """Returns `text` with an analyst's "FY2018" as statements write it, "fiscal year 2018":
+    the text search reads "fy2018" as one word, which no balance sheet headed "December 31,
+    2018" holds."""
+    return _FISCAL_YEAR.sub(r"fiscal year \1", text)

@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
-from app.core.questions import question_core
+from app.core.questions import fiscal_years_spelled, question_core
 from app.db.models import Chunk
 from app.db.terms import query_term_stats
 from app.embedding.backends import FloatArray
@@ -211,7 +211,9 @@ def rank_chunks(
         ]
     kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
     if params.check_names and kept:
-        kept = covering_query(session, query, kept, params.min_term_coverage)
+        # Whether a chunk holds the question's words asks for them as the documents write
+        # them. Searched so, "fiscal year 2018" cost FinanceBench two pages within a filing.
+        kept = covering_query(session, fiscal_years_spelled(query), kept, params.min_term_coverage)
     kept = kept[: params.top_k]
     hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
     if params.annotations is not None and any(hl_counts.values()):

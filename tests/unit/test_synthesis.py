@@ -20,7 +20,7 @@ from app.answer.synthesis import (
 )
 from app.answer.units import chunk_sentences
 from app.core.geometry import chunk_segments
-from app.core.questions import question_core
+from app.core.questions import fiscal_years_spelled, question_core
 from app.core.records import PAGE_BREAK
 from app.core.sentences import split_sentences
 from app.embedding import Embedder
@@ -389,6 +389,10 @@ def test_a_questions_core_leaves_its_instructions_out() -> None:
         "question: what is Adobe's FY2015 unadjusted EBITDA in USD millions?"
     )
     assert question_core(announced) == "what is Adobe's FY2015 unadjusted EBITDA?"
+    assert fiscal_years_spelled("What is MGM's FY2018 - FY 2020 capex?") == (
+        "What is MGM's fiscal year 2018 - fiscal year 2020 capex?"
+    )
+    assert fiscal_years_spelled("What was FY23 revenue?") == "What was FY23 revenue?"
     # A sentence that asks stays, whatever it opens with; a plain question is left alone.
     asking = "Basing your judgments off of the balance sheet, what is the FY2018 payable?"
     assert question_core(asking) == asking
