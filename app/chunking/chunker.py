@@ -56,7 +56,8 @@ class _Piece:
     overhead (its special tokens), so pieces' counts add up. A piece of page furniture
     is a whole furniture span (or part of one too long for a chunk), never a sentence.
     `zone` counts the region edges before the piece: pieces in different zones never
-    share a chunk.
+    share a chunk. A chunk ends where an outline section begins, so its context header names
+    the section it is about.
     """
 
     start: int
@@ -68,6 +69,8 @@ class _Piece:
     furniture: bool = False
     zone: int = 0
     table: bool = False
+    section: int = 0
+    """Which of the outline's headings is in force where it starts (_Headings.index_at)."""
 
 
 def chunk_pages(
@@ -152,8 +155,8 @@ class DocumentChunker:
         bounds = _Bounds(pages, offsets, self._furniture, regions + tables.spans)
         sentences = _document_sentences(text, offsets, bounds, tables, continued=self._continued)
         pieces = _pieces(
-            text, offsets, sentences, bounds, tables, self._max_tokens, self._overhead,
-            self._count_tokens,
+            text, pages, offsets, sentences, bounds, tables, self._headings, self._max_tokens,
+            self._overhead, self._count_tokens,
         )  # fmt: skip
         first, last = (number - pages[0].number for number in (window.first, window.last))
         # The page before was chunked by the window before; the page after, without its own
@@ -231,10 +234,12 @@ def _page_at(offsets: list[int], position: int) -> int:
 
 def _pieces(
     text: str,
+    pages: list[PageText],
     offsets: list[int],
     sentences: list[Span],
     bounds: _Bounds,
     tables: _Tables,
+    headings: _Headings,
     max_tokens: int,
     overhead: int,
     count_tokens: CountTokens,
@@ -247,11 +252,12 @@ def _pieces(
     pieces = []
     for a, b, n in fitted:
         table = None if bounds.holds(a) else tables.at(a)
+        page = _page_at(offsets, a)
         pieces.append(
             _Piece(
-                a, b, _page_at(offsets, a), _page_at(offsets, b - 1), n - overhead,
+                a, b, page, _page_at(offsets, b - 1), n - overhead,
                 ends_paragraph=b in ending, furniture=bounds.holds(a), zone=bounds.zone(a),
-                table=table is not None,
+                table=table is not None, section=headings.index_at(pages[page], a - offsets[page]),
             )
         )  # fmt: skip
     return pieces
@@ -415,13 +421,14 @@ def _ends_before(current: list[_Piece], used: int, piece: _Piece, budget: int) -
 
     It must at a new page, between furniture and the rest, at a region's or table's edge,
     and when the piece does not fit; it prefers to once more than half full at a paragraph
-    end.
+    end, and where an outline section begins unless it would leave a tiny chunk.
     """
     return (
         piece.page != current[0].page
         or not _same_kind(piece, current[0])
         or used + piece.tokens > budget
         or (current[-1].ends_paragraph and 2 * used > budget)
+        or (piece.section != current[-1].section and used >= MIN_CHUNK_TOKENS)
     )
 
 
@@ -442,7 +449,12 @@ def _overlap(
     for previous in reversed(current[1:]):
         used += previous.tokens
         on_page = previous.page == previous.last_page == piece.page
-        if not on_page or used > overlap_tokens or used + piece.tokens > budget:
+        if (
+            not on_page
+            or previous.section != piece.section
+            or used > overlap_tokens
+            or used + piece.tokens > budget
+        ):
             break
         carried.insert(0, previous)
     return carried
@@ -585,7 +597,11 @@ class _Headings:
 
     def at(self, page: PageText, offset: int) -> tuple[str | None, str | None]:
         """Returns (chapter, section) for a chunk whose first character is page.text[offset]."""
+        count = self.index_at(page, offset)
+        return self._titles[count - 1] if count else (None, None)
+
+    def index_at(self, page: PageText, offset: int) -> int:
+        """Returns how many of the outline's headings stand before page.text[offset]."""
         top = float(page.char_boxes[offset, 1])
         position = (page.number, (0.0 if np.isnan(top) else top) + HEADING_SLACK)
-        count = bisect.bisect_right(self._positions, position)
-        return self._titles[count - 1] if count else (None, None)
+        return bisect.bisect_right(self._positions, position)

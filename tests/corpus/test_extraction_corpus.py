@@ -235,16 +235,20 @@ def test_outline_gives_positions_chapters_and_sections(
     assert toc["The R environment"].page == 8
     assert toc["The R environment"].y == pytest.approx(792 - 654.037, abs=0.01)
     environment, related = toc["The R environment"].y, toc["Related software and documentation"].y
-    assert environment is not None and related is not None
+    statistics = toc["R and statistics"]
+    assert environment is not None and related is not None and statistics.page == 8
+    assert statistics.y is not None and statistics.y > related
     pages = documents["R-intro.pdf"].pages
     found = set()
     for chunk in chunks["R-intro.pdf"]:
         top = float(pages[chunk.page_start - 1].char_boxes[chunk.page_span_start, 1])
         if chunk.page_start == 8 and top > environment:
-            found.add((chunk.chapter, chunk.section, top > related))
+            found.add((chunk.chapter, chunk.section, top > related, top > statistics.y))
+    # A chunk ends where a section begins: each of the page's three sections opens one.
     assert found == {
-        ("1 Introduction and preliminaries", "The R environment", False),
-        ("1 Introduction and preliminaries", "Related software and documentation", True),
+        ("1 Introduction and preliminaries", "The R environment", False, False),
+        ("1 Introduction and preliminaries", "Related software and documentation", True, False),
+        ("1 Introduction and preliminaries", "R and statistics", True, True),
     }
     assert chunks["tracemonkey.pdf"]
     assert all(c.chapter is None for c in chunks["tracemonkey.pdf"])

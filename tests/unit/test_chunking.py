@@ -153,6 +153,18 @@ def test_chapter_and_section_come_from_the_outline() -> None:
     ]
 
 
+def test_a_chunk_ends_where_an_outline_section_begins() -> None:
+    intro = sentence(30, "intro")
+    methods = sentence(30, "methods")
+    pages = [make_page(1, f"{intro}\n\n{methods}")]
+    toc = [TocEntry(1, "Intro", 1, 90.0), TocEntry(1, "Methods", 1, 118.0)]
+    # Room for both, and the first under half the room: only the section parts them.
+    chunks = chunk_pages(pages, toc, max_tokens=100, overlap_tokens=10, count_tokens=count_words)
+    assert [(c.content, c.chapter) for c in chunks] == [(intro, "Intro"), (methods, "Methods")]
+    [whole] = chunk_pages(pages, [], max_tokens=100, overlap_tokens=10, count_tokens=count_words)
+    assert whole.content == f"{intro}\n\n{methods}"
+
+
 def test_no_outline_means_no_headings_and_empty_pages_are_skipped() -> None:
     pages = [make_page(1, ""), make_page(2, "Only text.")]
     chunks = chunk_pages(pages, [], max_tokens=10, overlap_tokens=2, count_tokens=count_words)
