@@ -64,6 +64,10 @@ _SIGNPOST = re.compile(
     r"(?:structured|organi[sz]ed|divided))|.*\bis (?:structured|organi[sz]ed) as follows\b)",
     re.I,
 )
+_ENDS_DATED = re.compile(r"\b(?:19|20)\d\d$")
+"""A statement that ends in a year with no stop is whole all the same: a cover page's
+"10,334,030,586 shares of common stock, par value $0.01 per share, outstanding as of October 18,
+2023"."""
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
@@ -252,13 +256,31 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
                 beginning = None
                 continue
         if not _COMPLETE.search(text):
-            if _prose(words):
+            if (
+                _prose(words)
+                and _ENDS_DATED.search(text)
+                and not _goes_on(content, sentences[index + 1 :])
+            ):
+                units.append(Unit(((start, end),), "sentence"))
+            elif _prose(words):
                 beginning = (start, end)
             continue
         beginning = None
         if len(words) >= MIN_WORDS:
             units.append(Unit(((start, end),), "sentence"))
     return units
+
+
+def _goes_on(content: str, following: list[Span]) -> bool:
+    """Says whether a sentence cut before `following` goes on in them: the first of them that
+    is prose (past a figure's labels) continues it."""
+    for span in following:
+        text = content[slice(*span)]
+        if _CONTINUATION.match(text):
+            return True
+        if _prose(_WORD.findall(text)) or _COMPLETE.search(text):
+            return False
+    return False
 
 
 def _lead_ins_apart(text: str, spans: list[Span]) -> list[Span]:

@@ -89,6 +89,23 @@ def test_never_quoted(content: str) -> None:
     assert shown(content) == []
 
 
+def test_a_statement_ending_in_a_year_needs_no_stop() -> None:
+    cover = (
+        "Yes \u2610 No \u2612\n\n10,334,030,586 shares of common stock, par value $0.01 per "
+        "share, outstanding as of October 18, 2023"
+    )
+    assert shown(cover) == [
+        (
+            "sentence",
+            "10,334,030,586 shares of common stock, par value $0.01 per share, outstanding as "
+            "of October 18, 2023",
+        )
+    ]
+    # Cut by a figure and going on after it, it is a beginning still, not a claim.
+    cut = "Sales grew in every quarter of 2023\n\nFigure 2\n\nand fell in 2024. Costs rose."
+    assert ("sentence", "Sales grew in every quarter of 2023") not in shown(cut)
+
+
 def test_code_may_start_a_sentence() -> None:
     assert shown("q() quits the R session and asks whether to save it.") == [
         ("sentence", "q() quits the R session and asks whether to save it.")
