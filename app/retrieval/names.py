@@ -94,15 +94,24 @@ def distinctive_names(query: str) -> list[str]:
 
 
 def name_query(name: str) -> str:
-    """Returns the `to_tsquery` text matching any part of a name, a part of PREFIX_PART
-    characters or more as a prefix ("PC-12" as "pc" or "12"; "Weizenbaum's" as
-    "weizenbaum:*"; "x86" as "86" or "x86", which the text search keeps whole); "" for a name
-    with no part of two characters or more ("v8"). Only letters and digits reach it."""
+    """Returns the `to_tsquery` text matching any part of a name (name_parts), a part of
+    PREFIX_PART characters or more as a prefix ("PC-12" as "pc" or "12"; "Weizenbaum's" as
+    "weizenbaum:*"); "" for a name with no part of two characters or more ("v8"). Only letters
+    and digits reach it."""
+    return " | ".join(
+        f"{part}:*" if len(part) >= PREFIX_PART else part for part in name_parts(name)
+    )
+
+
+def name_parts(name: str) -> list[str]:
+    """Returns the parts a name is sought by, lower-cased: its runs of letters and of digits of
+    two characters or more and, when it has any, its runs of both, which the text search keeps
+    whole ("x86" as "86" and "x86")."""
     lowered = name.lower()
     parts = [part for part in _PART.findall(lowered) if len(part) > 1]
     if parts:
         parts += [word for word in _WORD.findall(lowered) if len(word) > 1 and word not in parts]
-    return " | ".join(f"{part}:*" if len(part) >= PREFIX_PART else part for part in parts)
+    return parts
 
 
 MIN_NAMES_HELD = 2
@@ -113,12 +122,12 @@ without a near vector (retrieval's named floor)."""
 def holds_names(text: str, names: Sequence[str]) -> bool:
     """Whether `text` holds a part of each of `names` as name_query seeks it: a part of
     PREFIX_PART characters or more as a word's beginning, a shorter one as a whole word."""
-    words = set(_WORD.findall(text.lower())) | set(_PART.findall(text.lower()))
+    lowered = text.lower()
+    words = set(_WORD.findall(lowered)) | set(_PART.findall(lowered))
     for name in names:
-        parts = name_query(name).replace(":*", "").split(" | ")
         if not any(
             word.startswith(part) if len(part) >= PREFIX_PART else word == part
-            for part in parts
+            for part in name_parts(name)
             for word in words
         ):
             return False
