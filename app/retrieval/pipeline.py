@@ -199,15 +199,12 @@ def rank_chunks(
         named = bool(names) and not missing
         if named:
             floor = min(floor, params.min_similarity_named)
+        held = names if named and len(names) >= MIN_NAMES_HELD else []
         candidates_left = [
             candidate
             for candidate in candidates
             if similarity(candidate.distance) >= floor
-            or (
-                named
-                and len(names) >= MIN_NAMES_HELD
-                and holds_names(f"{candidate.context_header} {candidate.content}", names)
-            )
+            or (held and holds_names(f"{candidate.context_header} {candidate.content}", held))
         ]
     kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
     if params.check_names and kept:
