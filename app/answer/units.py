@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from app.core.rows import NUMERIC_CELL, row_kind, table_like
+from app.core.rows import NUMERIC_CELL, is_period_line, row_kind, table_like
 from app.core.sentences import CJK_LETTERS, CLOSERS, split_sentences
 
 Span = tuple[int, int]
@@ -134,18 +134,31 @@ def row_units(content: str) -> list[Unit]:
     """Returns a unit per table row of `content`: its header lines, its label, the row."""
     lines = line_spans(content)
     kinds = [row_kind(content[a:b]) for a, b in lines]
+    # A line of dates heads the row below it, as a cover page's "Class Outstanding as of
+    # October 20, 2022" heads its one row of shares.
+    periods = [is_period_line(_text(content, line)) for line in lines]
     rows = [
         i
         for i, kind in enumerate(kinds)
         if kind in ("figures", "option")
-        or (kind == "loose" and any(kinds[j] for j in (i - 1, i + 1) if 0 <= j < len(kinds)))
+        or (
+            kind == "loose"
+            and (
+                any(kinds[j] for j in (i - 1, i + 1) if 0 <= j < len(kinds))
+                or (i > 0 and periods[i - 1])
+            )
+        )
     ]
     is_row = set(rows)
     units = []
     for i in rows:
         label = _label_of(content, lines, i, is_row)
         block = i
-        while block > 0 and (block - 1 in is_row or table_like(_text(content, lines[block - 1]))):
+        while block > 0 and (
+            block - 1 in is_row
+            or periods[block - 1]
+            or table_like(_text(content, lines[block - 1]))
+        ):
             block -= 1
         first_row = next(r for r in rows if r >= block)
         first_label = _label_of(content, lines, first_row, is_row)

@@ -152,3 +152,17 @@ def test_rows_of_figures_and_words_and_options_are_units() -> None:
         ("row", "-b, --benchmark perform a benchmark"),
         ("row", "-s, --strict use strict DER decoding"),
     ]
+
+
+def test_a_row_under_a_line_of_dates_is_headed_by_it() -> None:
+    cover = (
+        "Class Outstanding as of October 20, 2022\n\n"
+        "Common Stock, $0.00000625 par value per share 7,454,473,144 shares"
+    )
+    assert shown(cover) == [
+        (
+            "row",
+            "Class Outstanding as of October 20, 2022 Common Stock, $0.00000625 par value per "
+            "share 7,454,473,144 shares",
+        )
+    ]
