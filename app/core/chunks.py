@@ -89,7 +89,8 @@ class Candidate(ChunkText):
     hl_count: int = 0
     """The reader's marks on the chunk that count toward its rank; 0 unless they were asked for."""
     name_boost: float = 0.0
-    """What its score lost because the query names its document (app.retrieval.names)."""
+    """What its score lost because the query names its document or a date it holds
+    (app.retrieval.names)."""
     term_coverage: float | None = None
     """The weighed share of the query's terms it holds, the rarer weighing more
     (app.retrieval.coverage); None when retrieval did not weigh them (a selection's passage)."""

@@ -32,6 +32,8 @@ MONTH = (
 )
 """A month's name, whole or cut short, as tables and questions write it."""
 _DATE_OR_YEAR = re.compile(rf"\b{MONTH}\s+\d{{1,2}},?(?:\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b")
+_FULL_DATE = re.compile(rf"\b({MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d\d)\b")
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _UNIT_LINE = re.compile(
     r"^\(?\s*(?:\$|\b(?:dollars|amounts|in)\b).{0,20}\b(?:(?:thousand|million|billion)s?|except)\b",
     re.IGNORECASE,
@@ -100,4 +102,13 @@ def table_like(line: str) -> bool:
         len(stripped) <= MAX_TABLE_LINE_CHARS
         and prose <= 1
         and not re.search(r"[.!?:;]$", stripped)
+    )
+
+
+def full_dates(text: str) -> frozenset[tuple[int, int, int]]:
+    """Returns the dates `text` writes whole, month, day and year, as (year, month, day):
+    "July 15, 2022" and "Jul. 15 2022" alike."""
+    return frozenset(
+        (int(year), _MONTHS.index(month[:3].lower()) + 1, int(day))
+        for month, day, year in _FULL_DATE.findall(text)
     )

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
 from app.core.questions import fiscal_years_spelled, question_core
+from app.core.rows import full_dates
 from app.db.models import Chunk
 from app.db.terms import query_term_stats
 from app.embedding.backends import FloatArray
@@ -27,6 +28,7 @@ from app.retrieval.coverage import COVERAGE_DEPTH, term_coverage
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.names import (
     MIN_NAMES_HELD,
+    date_boost,
     distinctive_names,
     holds_names,
     name_boost,
@@ -100,7 +102,7 @@ def final_score(candidate: Candidate, mode: SearchMode) -> float:
 
     "vector": the cosine distance. "hybrid": one less the fused reciprocal-rank score scaled
     to [0, 1] by its best possible value (first in both rankings), so 0 is the best match.
-    Either less what the query's naming the candidate's document is worth.
+    Either less what the query's naming the candidate's document, or a date it holds, is worth.
     """
     if mode == "vector":
         return candidate.distance - candidate.name_boost
@@ -233,13 +235,18 @@ def rank_chunks(
 def with_named_documents(
     candidates: list[Candidate], query: str, mode: SearchMode
 ) -> list[Candidate]:
-    """Returns the candidates, those whose document the query names boosted and all in the
-    order that makes (app.retrieval.names)."""
+    """Returns the candidates, those whose document the query names or that hold a date it
+    writes whole boosted, and all in the order that makes (app.retrieval.names)."""
     words = name_words(query)
+    dates = full_dates(query)
+
+    def boost(candidate: Candidate) -> float:
+        named = name_boost(words, candidate.document_title, candidate.document_filename)
+        return named + date_boost(dates, f"{candidate.context_header} {candidate.content}")
+
     boosted = [
-        replace(candidate, name_boost=boost) if (boost := name_boost(words, *name)) else candidate
+        replace(candidate, name_boost=gained) if (gained := boost(candidate)) else candidate
         for candidate in candidates
-        for name in [(candidate.document_title, candidate.document_filename)]
     ]
     if not any(candidate.name_boost for candidate in boosted):
         return candidates

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app.retrieval.names import distinctive_names, holds_names, name_query
+from app.core.rows import full_dates
+from app.retrieval.names import DATE_BOOST, date_boost, distinctive_names, holds_names, name_query
 
 
 def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> None:
@@ -27,3 +28,13 @@ def test_a_passage_holds_a_name_by_any_of_its_parts() -> None:
     assert holds_names("the Pilatus PC-12 airplane", ["PC-12"])
     assert not holds_names("three pcs", ["PC"])
     assert holds_names("compiles to a single x86 instruction", ["x86"])
+
+
+def test_a_date_the_query_writes_whole_raises_the_passages_that_hold_it() -> None:
+    asked = full_dates("How many shares were outstanding as of July 15, 2022?")
+    assert asked == {(2022, 7, 15)}
+    assert date_boost(asked, "issued and outstanding as of Jul. 15 2022.") == DATE_BOOST
+    assert date_boost(asked, "issued and outstanding as of July 21, 2023.") == 0.0
+    # A year alone, or a month and year, names no day: every filing of the year holds it.
+    assert full_dates("What was revenue in July 2022, or in 2022?") == set()
+    assert date_boost(frozenset(), "as of July 15, 2022") == 0.0
