@@ -24,13 +24,17 @@ QUERY_TERMS = text(
     ), chosen_terms AS (
         SELECT id, unnest(tsvector_to_array(content_tsv)) AS term
         FROM chunks WHERE id = ANY(:chunk_ids)
+    ), counted AS (
+        SELECT id, chunk_count FROM documents
+        WHERE status = 'ready' AND (CAST(:collection AS text) IS NULL OR collection = :collection)
     )
     SELECT query_terms.term,
-           coalesce((SELECT sum(chunk_count) FROM document_terms
+           coalesce((SELECT sum(document_terms.chunk_count)
+                     FROM document_terms JOIN counted ON counted.id = document_terms.document_id
                      WHERE document_terms.term = query_terms.term), 0) AS chunk_count,
            ARRAY(SELECT id FROM chosen_terms WHERE chosen_terms.term = query_terms.term
                  ORDER BY id) AS held_by,
-           (SELECT coalesce(sum(chunk_count), 0) FROM documents) AS total_chunks
+           (SELECT coalesce(sum(chunk_count), 0) FROM counted) AS total_chunks
     FROM query_terms
     ORDER BY query_terms.term
     """
@@ -52,12 +56,20 @@ def store_document_terms(session: Session, document_id: uuid.UUID) -> None:
 
 
 def query_term_stats(
-    session: Session, query: str, chosen: Sequence[uuid.UUID], *, config: str
+    session: Session,
+    query: str,
+    chosen: Sequence[uuid.UUID],
+    *,
+    config: str,
+    collection: str | None = None,
 ) -> tuple[list[TermStat], int]:
     """Returns the query's terms (as `config` makes them of its text) with their chunk counts
-    and which of the `chosen` chunks hold each, and the number of chunks in all."""
+    and which of the `chosen` chunks hold each, and the number of chunks in all: counted over
+    the ready documents of `collection`, or of all collections when it is None. A collection
+    is its reader's corpus: how rare a word is in another's must not rank its chunks."""
     rows = session.execute(
-        QUERY_TERMS, {"config": config, "query": query, "chunk_ids": list(chosen)}
+        QUERY_TERMS,
+        {"config": config, "query": query, "chunk_ids": list(chosen), "collection": collection},
     ).all()
     # A query without terms needs no total: nothing is weighed.
     total = int(rows[0].total_chunks) if rows else 0

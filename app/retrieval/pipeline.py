@@ -212,7 +212,13 @@ def rank_chunks(
     if params.check_names and kept:
         # Whether a chunk holds the question's words asks for them as the documents write
         # them. Searched so, "fiscal year 2018" cost FinanceBench two pages within a filing.
-        kept = covering_query(session, fiscal_years_spelled(query), kept, params.min_term_coverage)
+        kept = covering_query(
+            session,
+            fiscal_years_spelled(query),
+            kept,
+            params.min_term_coverage,
+            params.filters.collection,
+        )
     kept = kept[: params.top_k]
     hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
     if params.annotations is not None and any(hl_counts.values()):
@@ -314,13 +320,22 @@ def retrieve_in_selection(
 
 
 def covering_query(
-    session: Session, query: str, chosen: list[Candidate], min_coverage: float
+    session: Session,
+    query: str,
+    chosen: list[Candidate],
+    min_coverage: float,
+    collection: str | None,
 ) -> list[Candidate]:
-    """Returns the `chosen` chunks, each with the weighed share of the query's terms it holds;
-    none when the best COVERAGE_DEPTH of them hold less than `min_coverage` together: near
-    vectors alone are no evidence that a passage is about what the query asks."""
+    """Returns the `chosen` chunks, each with the weighed share of the query's terms it holds
+    (weighed by their rarity in `collection`); none when the best COVERAGE_DEPTH of them hold
+    less than `min_coverage` together: near vectors alone are no evidence that a passage is
+    about what the query asks."""
     terms, total_chunks = query_term_stats(
-        session, query, [candidate.chunk_id for candidate in chosen], config=TEXT_SEARCH_CONFIG
+        session,
+        query,
+        [candidate.chunk_id for candidate in chosen],
+        config=TEXT_SEARCH_CONFIG,
+        collection=collection,
     )
     best = [candidate.chunk_id for candidate in chosen[:COVERAGE_DEPTH]]
     coverage = term_coverage(terms, total_chunks, best)

@@ -116,7 +116,9 @@ def search_chunks(
     build = vector_statement if mode == "vector" else hybrid_statement
     query: dict[str, Any] = {"query_vector": query_vector}
     if mode == "hybrid":
-        terms, total_chunks = query_term_stats(session, query_text, (), config=TEXT_SEARCH_CONFIG)
+        terms, total_chunks = query_term_stats(
+            session, query_text, (), config=TEXT_SEARCH_CONFIG, collection=filters.collection
+        )
         keywords = keyword_query(terms, total_chunks)
         query |= {
             "keyword_match": keywords.match,

@@ -12,6 +12,7 @@ import sqlalchemy as sa
 from sqlalchemy import insert
 
 from app.db.models import Chunk, Document
+from app.db.terms import store_document_terms
 from app.flows.runtime import Runtime
 from tests.helpers.search_corpus import (
     CHUNKS_PER_DOCUMENT,
@@ -57,6 +58,8 @@ def corpus(open_test_runtime: Callable[[str], Runtime]) -> Corpus:
         session.execute(sa.text("DROP INDEX ix_chunks_embedding_hnsw"))
         session.execute(insert(Document), documents)
         session.execute(insert(Chunk), chunks)
+        for document in documents:
+            store_document_terms(session, document["id"])
         session.execute(sa.text(index))
     # The planner needs statistics to prefer the index, as autovacuum would give it in time.
     with runtime.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:

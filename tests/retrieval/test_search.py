@@ -25,6 +25,8 @@ from app.retrieval.keywords import keyword_query
 from app.retrieval.pipeline import ranking_key
 from app.retrieval.search import SearchMode, search_chunks
 from tests.helpers.search_corpus import (
+    CHUNKS_PER_DOCUMENT,
+    DOCUMENTS,
     RARE_CHUNK,
     RARE_WORD,
     Corpus,
@@ -342,3 +344,25 @@ def test_hostile_filter_values_match_nothing(corpus: Corpus, queries: Query, val
 @pytest.mark.parametrize("text", HOSTILE)
 def test_hostile_query_text_is_only_words(corpus: Corpus, queries: Query, text: str) -> None:
     assert len(corpus.search(queries[0], SearchFilters(), mode="hybrid", text=text)) == 40
+
+
+def test_term_counts_are_the_searched_collections_own(corpus: Corpus) -> None:
+    # How rare a word is in another reader's collection must not rank this one's chunks.
+    held = (
+        "SELECT count(*) FROM chunks JOIN documents ON documents.id = chunks.document_id "
+        "WHERE documents.status = 'ready' AND (CAST(:c AS text) IS NULL OR collection = :c) "
+        "AND content_tsv @@ to_tsquery('english', :t)"
+    )
+    with corpus.runtime.sessions() as session:
+        for collection in ("alpha", "beta", None):
+            counts, total = query_term_stats(
+                session, f"soul {RARE_WORD}", (), config="english", collection=collection
+            )
+            expected = {
+                term: session.execute(sa.text(held), {"c": collection, "t": term}).scalar_one()
+                for term in ("soul", "zyxomorph")
+            }
+            assert {stat.term: stat.chunk_count for stat in counts} == expected
+            ready = [d for d in DOCUMENTS if d[4] == "ready" and collection in (None, d[0])]
+            assert total == len(ready) * CHUNKS_PER_DOCUMENT
+        assert expected["zyxomorph"] == 1
