@@ -135,8 +135,12 @@ def row_units(content: str) -> list[Unit]:
     lines = line_spans(content)
     kinds = [row_kind(content[a:b]) for a, b in lines]
     # A line of dates heads the row below it, as a cover page's "Class Outstanding as of
-    # October 20, 2022" heads its one row of shares.
-    periods = [is_period_line(_text(content, line)) for line in lines]
+    # October 20, 2022" heads its one row of shares; one that ends in a stop or a comma is
+    # prose that names a date ("... comments on this AD action by September 21, 2020.").
+    periods = [
+        is_period_line(text) and not text.rstrip().endswith((".", ",", ";", ":"))
+        for text in (_text(content, line) for line in lines)
+    ]
     rows = [
         i
         for i, kind in enumerate(kinds)

@@ -166,3 +166,13 @@ def test_a_row_under_a_line_of_dates_is_headed_by_it() -> None:
             "share 7,454,473,144 shares",
         )
     ]
+    # A line of prose that ends naming a date heads nothing: the sentence stays whole.
+    prose = (
+        "The FAA must receive comments on this\nAD action by September 21, 2020.\n\n"
+        "This AD replaces AD 2018\u201323\u201351,\nAmendment 39\u201319512 (83 FR 62697,"
+    )
+    assert (
+        "sentence",
+        "The FAA must receive comments on this AD action by September 21, 2020.",
+    ) in shown(prose)
+    assert all(kind != "row" for kind, _ in shown(prose))
