@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
-from app.core.rows import NUMERIC_CELL, is_period_line, row_kind, table_like
+from app.core.rows import NUMERIC_CELL, full_dates, is_period_line, row_kind, table_like
 from app.core.sentences import CJK_LETTERS, CLOSERS, split_sentences
 
 Span = tuple[int, int]
@@ -135,10 +135,14 @@ def row_units(content: str) -> list[Unit]:
     lines = line_spans(content)
     kinds = [row_kind(content[a:b]) for a, b in lines]
     # A line of dates heads the row below it, as a cover page's "Class Outstanding as of
-    # October 20, 2022" heads its one row of shares; one that ends in a stop or a comma is
-    # prose that names a date ("... comments on this AD action by September 21, 2020.").
+    # October 20, 2022" heads its one row of shares: a whole date, month by name, and no other
+    # figure. One that ends in a stop or a comma is prose that names a date ("... comments on
+    # this AD action by September 21, 2020."); a year alone heads nothing (a line of CJK prose
+    # may hold one).
     periods = [
-        is_period_line(text) and not text.rstrip().endswith((".", ",", ";", ":"))
+        bool(full_dates(text))
+        and is_period_line(text)
+        and not text.rstrip().endswith((".", ",", ";", ":"))
         for text in (_text(content, line) for line in lines)
     ]
     rows = [

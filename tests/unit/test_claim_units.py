@@ -176,3 +176,10 @@ def test_a_row_under_a_line_of_dates_is_headed_by_it() -> None:
         "The FAA must receive comments on this AD action by September 21, 2020.",
     ) in shown(prose)
     assert all(kind != "row" for kind, _ in shown(prose))
+    # Nor does a year in a line of CJK prose (\u5e74 and \u6708 for the month): no month by name.
+    cjk = (
+        "\u4ef7\u62a5\u544a\u300b(\u535a\u6587\u623f\u4f30\u5b57(2016) \u7b2cG012 \u53f7)\n\n"
+        "2016 \u5e74i\u67084 \u65e5\u8bc4\u4f30\u4ef7\u503c\u4e3a7, 207. \u00b731 "
+        "\u4e07\u5143\u3002"
+    )
+    assert all(kind != "row" for kind, _ in shown(cjk))
