@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from app.core.rows import full_dates
-from app.retrieval.names import DATE_BOOST, date_boost, distinctive_names, holds_names, name_query
+from app.retrieval.names import (
+    DATE_BOOST,
+    date_boost,
+    distinctive_names,
+    holds_names,
+    name_boost,
+    name_query,
+    name_words,
+)
 
 
 def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> None:
@@ -38,3 +46,10 @@ def test_a_date_the_query_writes_whole_raises_the_passages_that_hold_it() -> Non
     # A year alone, or a month and year, names no day: every filing of the year holds it.
     assert full_dates("What was revenue in July 2022, or in 2022?") == set()
     assert date_boost(frozenset(), "as of July 15, 2022") == 0.0
+
+
+def test_a_company_of_two_words_and_a_year_name_one_filing() -> None:
+    words = name_words("What is MGM Resorts's year end FY2018 accounts payable?")
+    named = name_boost(words, "MGM Resorts International 10-K 2018", "MGMRESORTS_2018_10K.pdf")
+    other = name_boost(words, "MGM Resorts International 10-K 2020", "MGMRESORTS_2020_10K.pdf")
+    assert named > other > 0.0
