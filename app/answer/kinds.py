@@ -5,7 +5,9 @@
 identifier), "what does X mean" a definition ("X is understood as", "X refers to"): a
 sentence or row that holds a figure of that kind answers better than one that
 only repeats the question's words. Figures the question itself names (the
-period "June 25, 2022", "Qwen2-72B") do not count as an answer's.
+period "June 25, 2022", "Qwen2-72B") do not count as an answer's. A question that asks for
+several things ("What are the four function zones ...?") wants a series of them, which a
+sentence announcing the list ("... divides an HPC system into four function zones.") lacks.
 """
 
 from __future__ import annotations
@@ -100,3 +102,23 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
 
 def _normal(figure: str) -> str:
     return re.sub(r"\W+", "", figure.lower())
+
+
+_ASKS_LIST = re.compile(
+    r"\b(?:what|which) (?:are|were) the (?:\w+ )?(?:two|three|four|five|six|seven|eight|nine|"
+    r"ten|\d+)\b|\b(?:what|which) (?:kinds|types|sorts|sizes|\w+ sizes)\b",
+    re.I,
+)
+_SERIES = re.compile(r"[,;\u3001][^,;\u3001]+[,;\u3001]|^\s*[-*\u2022\u2013]\s", re.M)
+
+
+def asks_list(query: str) -> bool:
+    """Whether `query` asks for several things at once: "What are the four function zones
+    ...?", "On which kinds of text ...?", "Which model sizes ...?"."""
+    return _ASKS_LIST.search(query) is not None
+
+
+def holds_series(text: str) -> bool:
+    """Whether `text` names a series of things: three items or more between commas or
+    semicolons, or a bulleted line."""
+    return _SERIES.search(text) is not None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.answer.claims import shown_text
-from app.answer.kinds import Asked, asked_kinds, holds_kind
+from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind, holds_series
 from app.answer.units import claim_units
 
 
@@ -135,6 +135,15 @@ def test_figures_the_question_names_are_not_an_answer() -> None:
     assert holds_kind("Total net sales $ 82,959", kinds, query)
     date = frozenset({Asked.DATE})
     assert holds_kind("Comments must be received by October 13, 2020.", date, "When?")
+
+
+def test_a_question_asking_for_several_things_wants_a_series() -> None:
+    assert asks_list("What are the four function zones in the NIST HPC reference architecture?")
+    assert asks_list("On which kinds of text did Karpathy train character-level RNNs?")
+    assert not asks_list("What is the maximum context length Qwen2 can handle?")
+    assert not holds_series("Karpathy trained multiple character RNNs on different datasets.")
+    assert holds_series("He trained them on Paul Graham's essays, Shakespeare, and Wikipedia.")
+    assert holds_series("Zones:\n- access zone\n- management zone")
 
 
 def test_rows_of_figures_and_words_and_options_are_units() -> None:
