@@ -3,15 +3,8 @@
 from __future__ import annotations
 
 from app.core.rows import full_dates
-from app.retrieval.names import (
-    DATE_BOOST,
-    date_boost,
-    distinctive_names,
-    holds_names,
-    name_boost,
-    name_query,
-    name_words,
-)
+from app.retrieval import names
+from app.retrieval.names import distinctive_names, holds_names, name_query
 
 
 def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> None:
@@ -41,15 +34,19 @@ def test_a_passage_holds_a_name_by_any_of_its_parts() -> None:
 def test_a_date_the_query_writes_whole_raises_the_passages_that_hold_it() -> None:
     asked = full_dates("How many shares were outstanding as of July 15, 2022?")
     assert asked == {(2022, 7, 15)}
-    assert date_boost(asked, "issued and outstanding as of Jul. 15 2022.") == DATE_BOOST
-    assert date_boost(asked, "issued and outstanding as of July 21, 2023.") == 0.0
+    assert names.date_boost(asked, "issued and outstanding as of Jul. 15 2022.") == names.DATE_BOOST
+    assert names.date_boost(asked, "issued and outstanding as of July 21, 2023.") == 0.0
     # A year alone, or a month and year, names no day: every filing of the year holds it.
     assert full_dates("What was revenue in July 2022, or in 2022?") == set()
-    assert date_boost(frozenset(), "as of July 15, 2022") == 0.0
+    assert names.date_boost(frozenset(), "as of July 15, 2022") == 0.0
 
 
 def test_a_company_of_two_words_and_a_year_name_one_filing() -> None:
-    words = name_words("What is MGM Resorts's year end FY2018 accounts payable?")
-    named = name_boost(words, "MGM Resorts International 10-K 2018", "MGMRESORTS_2018_10K.pdf")
-    other = name_boost(words, "MGM Resorts International 10-K 2020", "MGMRESORTS_2020_10K.pdf")
+    words = names.name_words("What is MGM Resorts's year end FY2018 accounts payable?")
+    named = names.name_boost(
+        words, "MGM Resorts International 10-K 2018", "MGMRESORTS_2018_10K.pdf"
+    )
+    other = names.name_boost(
+        words, "MGM Resorts International 10-K 2020", "MGMRESORTS_2020_10K.pdf"
+    )
     assert named > other > 0.0
