@@ -303,7 +303,10 @@ def hybrid_statement(
     # query's telling terms (ts_rank, which reads none) are scored.
     matched = (
         select(Chunk.id.label("chunk_id"))
-        .where(Chunk.content_tsv.bool_op("@@")(match), *clauses)
+        .where(
+            Chunk.content_tsv.bool_op("@@")(match),
+            *filter_clauses(filters, documents_listed=True),
+        )
         .order_by(func.ts_rank(Chunk.content_tsv, match).desc(), Chunk.content_sha256, Chunk.id)
         .limit(SCORED_MATCHES)
         .subquery("matched")
