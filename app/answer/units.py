@@ -1,12 +1,13 @@
 """Claim units: the pieces of a chunk a reader can use as an answer, each a span or a few spans
 of the chunk's exact text.
 
-A unit is a sentence; a lead-in ("... divided into four function zones:") with the list items
-that follow it; a table row (a line of figures as the chunk's text gives it) with its label and
-the column headers above it; or a sentence cut by a figure or a column break, joined to its
-beginning. Never quoted: a fragment whose beginning is not in the chunk, a caption, a heading,
-a question, a signpost ("This section introduces ...": it says what a text is about, never
-what it says), or a sentence that is mostly a table's cells.
+A unit is a sentence (with the one before it when it points back: "These strategies ..."); a
+lead-in ("... divided into four function zones:") with the list items that follow it; a table
+row (a line of figures as the chunk's text gives it) with its label and the column headers above
+it; or a sentence cut by a figure or a column break, joined to its beginning. Never quoted: a
+fragment whose beginning is not in the chunk, a caption, a heading, a question, a signpost
+("This section introduces ...": it says what a text is about, never what it says), or a
+sentence that is mostly a table's cells.
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ _ENDS_DATED = re.compile(r"\b(?:19|20)\d\d$")
 """A statement that ends in a year with no stop is whole all the same: a cover page's
 "10,334,030,586 shares of common stock, par value $0.01 per share, outstanding as of October 18,
 2023"."""
+_ANAPHORA = re.compile(r"^(?:These|Those|Such)\s+[a-z]+\b(?! of\b)")
+"""A sentence that names its subject only by pointing back ("These strategies enable the
+model to process sequences of up to 131,072 tokens") is quoted with the sentence before it,
+which says what they are. Singular "This ..." often names the document itself ("This proposed
+AD would apply ..."): joined too, it made two wrong answers confident on bench/data."""
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
@@ -288,8 +294,20 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             continue
         beginning = None
         if len(words) >= MIN_WORDS:
-            units.append(Unit(((start, end),), "sentence"))
+            if _ANAPHORA.match(text) and _right_after(units, content, start):
+                units[-1] = Unit(((units[-1].parts[0][0], end),), "sentence")
+            else:
+                units.append(Unit(((start, end),), "sentence"))
     return units
+
+
+def _right_after(units: list[Unit], content: str, start: int) -> bool:
+    """Says whether the last unit is a sentence that ends right before `start`, in the same
+    paragraph."""
+    if not units or units[-1].kind != "sentence" or len(units[-1].parts) != 1:
+        return False
+    between = content[units[-1].parts[0][1] : start]
+    return not between.strip() and _PARAGRAPH_BREAK.search(between) is None
 
 
 def _goes_on(content: str, following: list[Span]) -> bool:

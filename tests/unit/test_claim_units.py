@@ -192,3 +192,16 @@ def test_a_row_under_a_line_of_dates_is_headed_by_it() -> None:
         "\u4e07\u5143\u3002"
     )
     assert all(kind != "row" for kind, _ in shown(cjk))
+
+
+def test_a_sentence_that_points_back_is_quoted_with_what_it_points_to() -> None:
+    text = (
+        "We adopted the YARN mechanism and Dual Chunk Attention. These strategies enable the "
+        "model to process sequences of up to 131,072 tokens."
+    )
+    assert shown(text) == [("sentence", text)]
+    # Across a paragraph, or after "This ...", each stands alone.
+    apart = "We adopted the YARN mechanism here.\n\nThese strategies enable long sequences."
+    assert len(shown(apart)) == 2
+    this = "The agency proposes a new rule today. This proposed rule would apply to all airplanes."
+    assert len(shown(this)) == 2
