@@ -109,16 +109,9 @@ _ASKS_LIST = re.compile(
     r"ten|\d+)\b|\b(?:what|which) (?:kinds|types|sorts|sizes|\w+ sizes)\b",
     re.I,
 )
-_SERIES = re.compile(r"[,;\u3001][^,;\u3001]+[,;\u3001]|^\s*[-*\u2022\u2013]\s", re.M)
 
 
 def asks_list(query: str) -> bool:
     """Whether `query` asks for several things at once: "What are the four function zones
     ...?", "On which kinds of text ...?", "Which model sizes ...?"."""
     return _ASKS_LIST.search(query) is not None
-
-
-def holds_series(text: str) -> bool:
-    """Whether `text` names a series of things: three items or more between commas or
-    semicolons, or a bulleted line."""
-    return _SERIES.search(text) is not None

@@ -34,8 +34,8 @@ from app.answer.claims import (
     shown_text,
     terms,
 )
-from app.answer.kinds import asked_kinds, asks_list, holds_kind, holds_series
-from app.answer.units import Span, claim_units
+from app.answer.kinds import asked_kinds, asks_list, holds_kind
+from app.answer.units import Span, claim_units, holds_series
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.rows import row_label
@@ -272,7 +272,7 @@ def score_units(
             found.append(
                 ScoredUnit(
                     worth, 0.0, coverage, kind, rank, 0.0, chunk, claim.parts, text, words,
-                    claim.headed, len(words & query_terms) >= ECHO_SHARE * len(words),
+                    claim.headed, own >= ECHO_SHARE * len(words),
                     several and claim.kind != "list" and not holds_series(shown),
                 )
             )  # fmt: skip

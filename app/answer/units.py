@@ -78,6 +78,7 @@ _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
 _BARE_MARK = re.compile(rf"[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)]")
+_SERIES = re.compile(rf"[,;\u3001][^,;\u3001]+[,;\u3001]|^\s*[{_BULLETS}]\s", re.M)
 _WORD = re.compile(rf"[{CJK_LETTERS}]{{1,2}}|(?:(?![{CJK_LETTERS}])\w)+")
 """A word; in CJK text, written without spaces, a pair of letters stands for one."""
 _LETTER = re.compile(r"[A-Za-z]")
@@ -299,6 +300,12 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             else:
                 units.append(Unit(((start, end),), "sentence"))
     return units
+
+
+def holds_series(text: str) -> bool:
+    """Whether `text` names a series of things: three items or more between commas or
+    semicolons, or a bulleted line."""
+    return _SERIES.search(text) is not None
 
 
 def _right_after(units: list[Unit], content: str, start: int) -> bool:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app.answer.claims import shown_text
-from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind, holds_series
-from app.answer.units import claim_units
+from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind
+from app.answer.units import claim_units, holds_series
 
 
 def shown(content: str) -> list[tuple[str, str]]:
