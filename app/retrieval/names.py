@@ -13,7 +13,8 @@ DATE_BOOST: of the quarterly filings in one collection, it names one.
 
 Names the library never mentions: "What is a GAN?", "What was Tesla's revenue in 2022?" over
 documents where no chunk says GAN or Tesla cannot be answered from them, however near their
-chunks' vectors lie; retrieval then finds no matches (distinctive_names, search.missing_names).
+chunks' vectors lie; retrieval then finds no matches (name_phrases, pipeline.missing_names);
+so it does for a name none of the nearest chunks holds (unheld_phrases).
 """
 
 from __future__ import annotations
@@ -87,6 +88,9 @@ only whole, or they would match the start of any longer word."""
 
 _QUERY_TOKEN = re.compile(r"\w[\w\-.']*\w|\w")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
+_SENTENCE_START = re.compile(r"(?:^|[.?!:;]\s+)\W*$")
+"""What stands before a word that opens a sentence ("... over the quarters? If so, ..."):
+capitalised for grammar's sake."""
 QUESTION_WORDS = frozenset(
     {"what", "how", "which", "who", "whom", "whose", "when", "where", "why", "is", "are", "was",
      "were", "does", "do", "did", "can", "could", "should", "would", "will", "i", "in", "on",
@@ -96,22 +100,37 @@ QUESTION_WORDS = frozenset(
 """Words that open questions or stand capitalised for grammar's sake, not as names."""
 
 
-def distinctive_names(query: str) -> list[str]:
-    """Returns the query's words that name something: capitalised past its first word
-    ("Tesla", "Frontier"), acronyms ("GAN", "BERT"), and codes of letters and digits
+def name_phrases(query: str) -> list[tuple[str, ...]]:
+    """Returns the query's words that name something, in runs of those only spaces part (one
+    name of several words, "Editorial Review Board", is one phrase): capitalised within a
+    sentence ("Tesla", "Frontier"), acronyms ("GAN", "BERT"), and codes of letters and digits
     ("GPT-4", "ggplot2", "A320neo"), possessives trimmed; only those with a part of two
     characters or more (name_query)."""
-    names = []
-    for index, token in enumerate(_QUERY_TOKEN.findall(query)):
-        word = _POSSESSIVE.sub("", token)
-        if not any(c.isalpha() for c in word) or word.lower() in QUESTION_WORDS:
-            continue
-        code = any(c.isdigit() for c in word)
-        acronym = len(word) >= 2 and word.isupper()
-        capitalised = index > 0 and word[0].isupper()
-        if (code or acronym or capitalised) and name_query(word):
-            names.append(word)
-    return names
+    phrases: list[tuple[str, ...]] = []
+    follows = False
+    previous_end = 0
+    for match in _QUERY_TOKEN.finditer(query):
+        word = _POSSESSIVE.sub("", match.group())
+        if is_name(word, opens_sentence=_SENTENCE_START.search(query[: match.start()]) is not None):
+            if follows and not query[previous_end : match.start()].strip():
+                phrases[-1] += (word,)
+            else:
+                phrases.append((word,))
+            # A possessive ends the name: "Apple's Services" are two.
+            follows = word == match.group()
+        else:
+            follows = False
+        previous_end = match.end()
+    return phrases
+
+
+def is_name(word: str, *, opens_sentence: bool) -> bool:
+    if not any(c.isalpha() for c in word) or word.lower() in QUESTION_WORDS:
+        return False
+    code = any(c.isdigit() for c in word)
+    acronym = len(word) >= 2 and word.isupper()
+    capitalised = word[0].isupper() and not opens_sentence
+    return (code or acronym or capitalised) and bool(name_query(word))
 
 
 def name_query(name: str) -> str:
@@ -133,6 +152,25 @@ def name_parts(name: str) -> list[str]:
     if parts:
         parts += [word for word in _WORD.findall(lowered) if len(word) > 1 and word not in parts]
     return parts
+
+
+MIN_UNHELD_NAME = 4
+"""A word of a name this long or longer ("Samsung", "Moby-Dick") is written as the question
+writes it wherever it is meant. Acronyms and short names are mostly abbreviations a text spells
+out or never uses ("EBITDA", "CAGR", "JPM" for JPMorgan, "IoT"): they are not sought."""
+
+
+def unheld_phrases(texts: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> list[str]:
+    """Returns the name phrases (name_phrases) of which none of `texts` holds a word sought:
+    one of MIN_UNHELD_NAME characters or more, not an acronym. Passages that never say
+    "Moby-Dick", nor "Stable" or "Diffusion", are about something else, however near their
+    vectors lie; "Editorial Review Board" is held by a passage on an appeal board."""
+    unheld = []
+    for phrase in phrases:
+        sought = [word for word in phrase if len(word) >= MIN_UNHELD_NAME and not word.isupper()]
+        if sought and not any(holds_names(text, [word]) for text in texts for word in sought):
+            unheld.append(" ".join(phrase))
+    return unheld
 
 
 MIN_NAMES_HELD = 2

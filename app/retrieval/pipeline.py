@@ -29,11 +29,12 @@ from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.names import (
     MIN_NAMES_HELD,
     date_boost,
-    distinctive_names,
     holds_names,
     name_boost,
+    name_phrases,
     name_query,
     name_words,
+    unheld_phrases,
 )
 from app.retrieval.rerank import AnnotationSignal, rerank
 from app.retrieval.search import (
@@ -184,12 +185,15 @@ def rank_chunks(
     # search_chunks returns its rows in ranking_key's order already (its ORDER BY); only a
     # query that names a candidate's document changes it.
     candidates = with_named_documents(candidates, query, params.mode)
-    names = distinctive_names(query) if params.check_names else []
+    phrases = name_phrases(query) if params.check_names else []
+    names = [word for phrase in phrases for word in phrase]
     missing = missing_names(session, names, params.filters) if candidates else []
-    if 2 * len(missing) > len(names):
+    unheld = unheld_phrases([candidate_text(candidate) for candidate in candidates], phrases)
+    if 2 * len(missing) > len(names) or unheld:
         # The query names mostly what no chunk of these documents mentions ("What was
-        # Tesla's revenue in 2022?" over filings that never say Tesla): nothing here answers
-        # it, however near its chunks' vectors lie. A name of two the text writes otherwise
+        # Tesla's revenue in 2022?" over filings that never say Tesla), or a name none of the
+        # nearest chunks holds a word of ("What is the plot of Moby-Dick?"): nothing here
+        # answers it, however near their vectors lie. A short name of two the text writes otherwise
         # ("Science DMZ" as "ScienceDMZ") leaves the question its answer.
         candidates_left: list[Candidate] = []
     else:
@@ -206,7 +210,7 @@ def rank_chunks(
             candidate
             for candidate in candidates
             if similarity(candidate.distance) >= floor
-            or (held and holds_names(f"{candidate.context_header} {candidate.content}", held))
+            or (held and holds_names(candidate_text(candidate), held))
         ]
     kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
     if params.check_names and kept:
@@ -248,7 +252,7 @@ def with_named_documents(
 
     def boost(candidate: Candidate) -> float:
         named = name_boost(words, candidate.document_title, candidate.document_filename)
-        return named + date_boost(dates, f"{candidate.context_header} {candidate.content}")
+        return named + date_boost(dates, candidate_text(candidate))
 
     boosted = [
         replace(candidate, name_boost=gained) if (gained := boost(candidate)) else candidate
@@ -345,6 +349,11 @@ def covering_query(
         replace(candidate, term_coverage=term_coverage(terms, total_chunks, [candidate.chunk_id]))
         for candidate in chosen
     ]
+
+
+def candidate_text(candidate: Candidate) -> str:
+    """Returns what a candidate says in words: its context header (whose, where) and its text."""
+    return f"{candidate.context_header} {candidate.content}"
 
 
 def missing_names(session: Session, names: list[str], filters: SearchFilters) -> list[str]:

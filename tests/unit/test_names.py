@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.core.rows import full_dates
 from app.retrieval import names
-from app.retrieval.names import distinctive_names, holds_names, name_query
+from app.retrieval.names import holds_names, name_phrases, name_query
 
 
 def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> None:
@@ -17,8 +17,25 @@ def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> 
 
 def test_a_name_with_no_part_of_two_characters_is_none() -> None:
     assert name_query("v8") == ""
-    assert "V8" not in distinctive_names("How does V8's TurboFan compiler work?")
-    assert "x86" in distinctive_names("How many x86 instructions does it generate?")
+    assert name_phrases("How does V8's TurboFan compiler work?") == [("TurboFan",)]
+    assert name_phrases("How many x86 instructions does it generate?") == [("x86",)]
+
+
+def test_names_run_in_phrases_and_a_word_opening_a_sentence_is_none() -> None:
+    asked = "Did Intel's ESG spending change over the quarters? If so, why? Please explain."
+    assert name_phrases(asked) == [("Intel",), ("ESG",)]
+    asked = "On what date did the NIST Editorial Review Board approve SP 800-223?"
+    assert name_phrases(asked) == [("NIST", "Editorial", "Review", "Board"), ("SP",)]
+    assert name_phrases('What is the plot of "Moby-Dick"?') == [("Moby-Dick",)]
+
+
+def test_a_name_no_passage_holds_a_long_word_of_is_unheld_and_an_acronym_never() -> None:
+    passages = ["Samsung and SK hynix supply memory", "the Patent Trial and Appeal Board"]
+    asked = name_phrases(
+        "Do Samsung, Micron, JPM, DRAM, EBITDA or IoT matter to the Editorial Review Board?"
+    )
+    assert names.unheld_phrases(passages, asked) == ["Micron"]
+    assert names.unheld_phrases([], [("Moby-Dick",)]) == ["Moby-Dick"]
 
 
 def test_a_passage_holds_a_name_by_any_of_its_parts() -> None:
