@@ -111,7 +111,8 @@ def name_phrases(query: str) -> list[tuple[str, ...]]:
     previous_end = 0
     for match in _QUERY_TOKEN.finditer(query):
         word = _POSSESSIVE.sub("", match.group())
-        if is_name(word, opens_sentence=_SENTENCE_START.search(query[: match.start()]) is not None):
+        opens_sentence = _SENTENCE_START.search(query[: match.start()]) is not None
+        if _is_name(word, opens_sentence=opens_sentence):
             if follows and not query[previous_end : match.start()].strip():
                 phrases[-1] += (word,)
             else:
@@ -124,7 +125,7 @@ def name_phrases(query: str) -> list[tuple[str, ...]]:
     return phrases
 
 
-def is_name(word: str, *, opens_sentence: bool) -> bool:
+def _is_name(word: str, *, opens_sentence: bool) -> bool:
     if not any(c.isalpha() for c in word) or word.lower() in QUESTION_WORDS:
         return False
     code = any(c.isdigit() for c in word)
@@ -165,10 +166,11 @@ def unheld_phrases(texts: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> 
     one of MIN_UNHELD_NAME characters or more, not an acronym. Passages that never say
     "Moby-Dick", nor "Stable" or "Diffusion", are about something else, however near their
     vectors lie; "Editorial Review Board" is held by a passage on an appeal board."""
+    said = [text_words(text) for text in texts]
     unheld = []
     for phrase in phrases:
         sought = [word for word in phrase if len(word) >= MIN_UNHELD_NAME and not word.isupper()]
-        if sought and not any(holds_names(text, [word]) for text in texts for word in sought):
+        if sought and not any(holds_name(words, name) for words in said for name in sought):
             unheld.append(" ".join(phrase))
     return unheld
 
@@ -181,13 +183,20 @@ without a near vector (retrieval's named floor)."""
 def holds_names(text: str, names: Sequence[str]) -> bool:
     """Whether `text` holds a part of each of `names` as name_query seeks it: a part of
     PREFIX_PART characters or more as a word's beginning, a shorter one as a whole word."""
+    words = text_words(text)
+    return all(holds_name(words, name) for name in names)
+
+
+def text_words(text: str) -> set[str]:
+    """Returns the words of `text` as holds_name reads them: lower-cased, its runs of letters
+    and digits together and apart."""
     lowered = text.lower()
-    words = set(_WORD.findall(lowered)) | set(_PART.findall(lowered))
-    for name in names:
-        if not any(
-            word.startswith(part) if len(part) >= PREFIX_PART else word == part
-            for part in name_parts(name)
-            for word in words
-        ):
-            return False
-    return True
+    return set(_WORD.findall(lowered)) | set(_PART.findall(lowered))
+
+
+def holds_name(words: set[str], name: str) -> bool:
+    return any(
+        word.startswith(part) if len(part) >= PREFIX_PART else word == part
+        for part in name_parts(name)
+        for word in words
+    )

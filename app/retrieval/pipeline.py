@@ -193,7 +193,7 @@ def rank_chunks(
         # The query names mostly what no chunk of these documents mentions ("What was
         # Tesla's revenue in 2022?" over filings that never say Tesla), or a name none of the
         # nearest chunks holds a word of ("What is the plot of Moby-Dick?"): nothing here
-        # answers it, however near their vectors lie. A short name of two the text writes otherwise
+        # answers it, however near their vectors lie. A name of two the text writes otherwise
         # ("Science DMZ" as "ScienceDMZ") leaves the question its answer.
         candidates_left: list[Candidate] = []
     else:
