@@ -161,12 +161,12 @@ writes it wherever it is meant. Acronyms and short names are mostly abbreviation
 out or never uses ("EBITDA", "CAGR", "JPM" for JPMorgan, "IoT"): they are not sought."""
 
 
-def unheld_phrases(texts: Sequence[str], phrases: Sequence[tuple[str, ...]]) -> list[str]:
-    """Returns the name phrases (name_phrases) of which none of `texts` holds a word sought:
-    one of MIN_UNHELD_NAME characters or more, not an acronym. Passages that never say
-    "Moby-Dick", nor "Stable" or "Diffusion", are about something else, however near their
-    vectors lie; "Editorial Review Board" is held by a passage on an appeal board."""
-    said = [text_words(text) for text in texts]
+def unheld_phrases(said: Sequence[set[str]], phrases: Sequence[tuple[str, ...]]) -> list[str]:
+    """Returns the name phrases (name_phrases) of which none of the texts whose words are
+    `said` (text_words) holds a word sought: one of MIN_UNHELD_NAME characters or more, not an
+    acronym. Passages that never say "Moby-Dick", nor "Stable" or "Diffusion", are about
+    something else, however near their vectors lie; "Editorial Review Board" is held by a
+    passage on an appeal board."""
     unheld = []
     for phrase in phrases:
         sought = [word for word in phrase if len(word) >= MIN_UNHELD_NAME and not word.isupper()]
@@ -180,10 +180,10 @@ MIN_NAMES_HELD = 2
 without a near vector (retrieval's named floor)."""
 
 
-def holds_names(text: str, names: Sequence[str]) -> bool:
-    """Whether `text` holds a part of each of `names` as name_query seeks it: a part of
-    PREFIX_PART characters or more as a word's beginning, a shorter one as a whole word."""
-    words = text_words(text)
+def holds_names(words: set[str], names: Sequence[str]) -> bool:
+    """Whether a text whose words are `words` (text_words) holds a part of each of `names` as
+    name_query seeks it: a part of PREFIX_PART characters or more as a word's beginning, a
+    shorter one as a whole word."""
     return all(holds_name(words, name) for name in names)
 
 

@@ -34,6 +34,7 @@ from app.retrieval.names import (
     name_phrases,
     name_query,
     name_words,
+    text_words,
     unheld_phrases,
 )
 from app.retrieval.rerank import AnnotationSignal, rerank
@@ -187,9 +188,11 @@ def rank_chunks(
     candidates = with_named_documents(candidates, query, params.mode)
     phrases = name_phrases(query) if params.check_names else []
     names = [word for phrase in phrases for word in phrase]
-    missing = missing_names(session, names, params.filters) if candidates else []
-    unheld = unheld_phrases([candidate_text(candidate) for candidate in candidates], phrases)
-    if 2 * len(missing) > len(names) or unheld:
+    # Each candidate's words, read once for both checks of the names below.
+    said = [text_words(candidate_text(candidate)) for candidate in candidates] if names else []
+    unheld = unheld_phrases(said, phrases)
+    missing = missing_names(session, names, params.filters) if candidates and not unheld else []
+    if unheld or 2 * len(missing) > len(names):
         # The query names mostly what no chunk of these documents mentions ("What was
         # Tesla's revenue in 2022?" over filings that never say Tesla), or a name none of the
         # nearest chunks holds a word of ("What is the plot of Moby-Dick?"): nothing here
@@ -208,9 +211,8 @@ def rank_chunks(
         held = names if named and len(names) >= MIN_NAMES_HELD else []
         candidates_left = [
             candidate
-            for candidate in candidates
-            if similarity(candidate.distance) >= floor
-            or (held and holds_names(candidate_text(candidate), held))
+            for index, candidate in enumerate(candidates)
+            if similarity(candidate.distance) >= floor or (held and holds_names(said[index], held))
         ]
     kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
     if params.check_names and kept:
