@@ -103,16 +103,17 @@ QUESTION_WORDS = frozenset(
 def name_phrases(query: str) -> list[tuple[str, ...]]:
     """Returns the query's words that name something, in runs of those only spaces part (one
     name of several words, "Editorial Review Board", is one phrase): capitalised within a
-    sentence ("Tesla", "Frontier"), acronyms ("GAN", "BERT"), and codes of letters and digits
-    ("GPT-4", "ggplot2", "A320neo"), possessives trimmed; only those with a part of two
-    characters or more (name_query)."""
+    sentence ("Tesla", "Frontier"), acronyms ("GAN", "BERT"), codes of letters and digits
+    ("GPT-4", "ggplot2", "A320neo") and functions written as calls ("mutate()"), possessives
+    trimmed; only those with a part of two characters or more (name_query)."""
     phrases: list[tuple[str, ...]] = []
     follows = False
     previous_end = 0
     for match in _QUERY_TOKEN.finditer(query):
         word = _POSSESSIVE.sub("", match.group())
         opens_sentence = _SENTENCE_START.search(query[: match.start()]) is not None
-        if _is_name(word, opens_sentence=opens_sentence):
+        called = query.startswith("()", match.end())
+        if _is_name(word, opens_sentence=opens_sentence, called=called):
             if follows and not query[previous_end : match.start()].strip():
                 phrases[-1] += (word,)
             else:
@@ -125,10 +126,10 @@ def name_phrases(query: str) -> list[tuple[str, ...]]:
     return phrases
 
 
-def _is_name(word: str, *, opens_sentence: bool) -> bool:
+def _is_name(word: str, *, opens_sentence: bool, called: bool) -> bool:
     if not any(c.isalpha() for c in word) or word.lower() in QUESTION_WORDS:
         return False
-    code = any(c.isdigit() for c in word)
+    code = called or any(c.isdigit() for c in word)
     acronym = len(word) >= 2 and word.isupper()
     capitalised = word[0].isupper() and not opens_sentence
     return (code or acronym or capitalised) and bool(name_query(word))

@@ -29,6 +29,13 @@ def test_names_run_in_phrases_and_a_word_opening_a_sentence_is_none() -> None:
     assert name_phrases('What is the plot of "Moby-Dick"?') == [("Moby-Dick",)]
 
 
+def test_a_function_written_as_a_call_is_a_name() -> None:
+    assert name_phrases("What does dplyr's mutate() function do?") == [("mutate",)]
+    assert name_phrases("What does asn1_der_coding() return?") == [("asn1_der_coding",)]
+    # No part of two characters: nothing to seek.
+    assert name_phrases("What does f() return, and is f(x) defined?") == []
+
+
 def test_a_name_no_passage_holds_a_long_word_of_is_unheld_and_an_acronym_never() -> None:
     passages = ["Samsung and SK hynix supply memory", "the Patent Trial and Appeal Board"]
     asked = name_phrases(
