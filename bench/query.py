@@ -122,7 +122,8 @@ KEYWORD_MATCHES = sa.text(
 SIZES = sa.text(
     "SELECT current_setting('shared_buffers'), pg_size_pretty(pg_table_size('chunks')), "
     "pg_size_pretty(pg_relation_size('ix_chunks_embedding_hnsw')), "
-    "pg_size_pretty(pg_relation_size('ix_chunks_content_tsv'))"
+    "pg_size_pretty(pg_relation_size('ix_chunks_content_tsv')), "
+    "pg_size_pretty(pg_total_relation_size('chunk_terms'))"
 )
 
 Burst = tuple[int, float, list[float]]
@@ -416,7 +417,8 @@ def quality(
         sizes = session.execute(SIZES).one()
     notes = (
         f"shared_buffers {sizes[0]}, chunks table {sizes[1]}, HNSW index {sizes[2]}, "
-        f"full-text index {sizes[3]}; full-text matches per query {np.median(matches):.0f} "
+        f"full-text index {sizes[3]}, keyword postings (`chunk_terms`, with its indexes) "
+        f"{sizes[4]}; full-text matches per query {np.median(matches):.0f} "
         f"(median; {np.mean(np.array(matches) > 0):.0%} of queries have any); "
         f"`retrieve_context` vector returned {np.mean(returned):.1f} of {TOP_K} chunks on "
         "average (min_similarity and dedupe drop the rest)"

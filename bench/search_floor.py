@@ -38,6 +38,7 @@ from psycopg.types.json import Jsonb
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.db.models import Chunk, Document
+from app.db.terms import POSTINGS
 from app.embedding.embedder import embed_query
 from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters, filter_clauses
@@ -186,9 +187,10 @@ def store_chunks(runtime: Runtime, count: int, chunks: Iterable[tuple[str, Vecto
             # What ingestion keeps of each document (app.db.terms): the keyword side weighs a
             # query's terms, and leaves the common ones out of its matches, by these counts.
             cursor.execute(STORE_ALL_TERMS)
+            cursor.execute(POSTINGS)  # and every chunk's postings
         driver.commit()
         driver.autocommit = True  # VACUUM runs outside a transaction
-        driver.execute("VACUUM ANALYZE documents, chunks, document_terms")
+        driver.execute("VACUUM ANALYZE documents, chunks, document_terms, chunk_terms")
     # Pooled connections fit hnsw.ef_search to the table's size when they open (and then once a
     # minute): new ones see the loaded table at once.
     runtime.engine.dispose()

@@ -145,6 +145,23 @@ class DocumentTerm(Base):
     chunk_count: Mapped[int] = mapped_column(Integer)
 
 
+class ChunkTerm(Base):
+    """A term (a `content_tsv` lexeme) of a chunk, with its repeats and the chunk's length,
+    document, flags and text's order: the keyword side's postings, written with the document's
+    term counts (migration 0013)."""
+
+    __tablename__ = "chunk_terms"
+
+    term: Mapped[str] = mapped_column(Text, primary_key=True)
+    chunk_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
+    document_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
+    repeats: Mapped[int] = mapped_column(Integer)
+    token_count: Mapped[int] = mapped_column(Integer)
+    flags: Mapped[list[str]] = mapped_column(ARRAY(Text))
+    content_order: Mapped[int] = mapped_column(BigInteger)
+    """The first 60 bits of the chunk's `content_sha256`: ordered as the hashes are."""
+
+
 class Annotation(Base):
     """A reader's mark or note on a page: read from the PDF ("pdf") or made in the frontend
     ("api")."""

@@ -1,5 +1,5 @@
 """Term frequencies: how many chunks hold each of a query's terms, and which of a few chosen
-chunks hold each."""
+chunks hold each; and each chunk's terms, listed by term (the keyword side's postings)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,17 @@ STORE_TERMS = text(
     "SELECT word, CAST(:document_id AS uuid), ndoc FROM ts_stat("
     "format('SELECT content_tsv FROM chunks WHERE document_id = %L', CAST(:document_id AS uuid)))"
 )
+
+POSTINGS = (
+    "INSERT INTO chunk_terms"
+    " (term, chunk_id, document_id, repeats, token_count, flags, content_order) "
+    "SELECT lexeme, id, document_id, cardinality(positions), token_count, flags,"
+    " CAST(CAST('x' || substr(content_sha256, 1, 15) AS bit(60)) AS bigint) "
+    "FROM chunks, unnest(content_tsv)"
+)
+"""Lists stored chunks under each of their terms (`chunk_terms`); a WHERE clause picks which."""
+
+STORE_POSTINGS = text(POSTINGS + " WHERE document_id = CAST(:document_id AS uuid)")
 
 QUERY_TERMS = text(
     """
@@ -51,8 +62,10 @@ class TermStat:
 
 
 def store_document_terms(session: Session, document_id: uuid.UUID) -> None:
-    """Counts, for each term, the document's chunks that hold it; the chunks are stored."""
+    """Counts, for each term, the document's chunks that hold it, and lists each chunk under
+    each of its terms (the keyword side's postings); the chunks are stored."""
     session.execute(STORE_TERMS, {"document_id": str(document_id)})
+    session.execute(STORE_POSTINGS, {"document_id": str(document_id)})
 
 
 def query_term_stats(

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy import ColumnElement, Text, any_, cast, func, literal, select
 from sqlalchemy.dialects import postgresql
 
-from app.db.models import Chunk, Document
+from app.db.models import Chunk, ChunkTerm, Document
 
 READY = "ready"
 """The only document status search sees: a document still processing has no complete chunks."""
@@ -55,9 +55,17 @@ class SearchFilters:
             )
         )
 
+    @property
+    def places(self) -> bool:
+        """Returns whether a filter on where a chunk stands (chapter, section, pages) is set."""
+        return any(
+            value is not None
+            for value in (self.chapter, self.section, self.page_start, self.page_end)
+        )
+
 
 def filter_clauses(
-    filters: SearchFilters, *, documents_listed: bool = False
+    filters: SearchFilters, *, documents_listed: bool = False, postings: bool = False
 ) -> list[ColumnElement[bool]]:
     """Returns the WHERE conditions on `chunks` for `filters`, the ready-document one always first.
 
@@ -71,7 +79,13 @@ def filter_clauses(
     for a full-text match: there the nested loop ran the text index's scan once per document
     (FinanceBench's 24 filings in a collection: 55-85 ms), where the listed ids let one
     bitmap of the text index meet one of the document index (8-11 ms, the same rows).
+
+    With `postings`, the document and flag conditions are on `chunk_terms`' copies of them,
+    so the keyword side filters its postings without reading chunks; the chapter, section and
+    page conditions stay on `chunks`, which the caller joins when `filters.places`.
     """
+    document_id = ChunkTerm.document_id if postings else Chunk.document_id
+    flags = ChunkTerm.flags if postings else Chunk.flags
     document_clauses: list[ColumnElement[bool]] = [Document.status == READY]
     if filters.collection is not None:
         document_clauses.append(Document.collection == filters.collection)
@@ -85,11 +99,11 @@ def filter_clauses(
     if documents_listed:
         listed = select(func.array_agg(Document.id)).where(*document_clauses).scalar_subquery()
         ids = cast(listed, postgresql.ARRAY(postgresql.UUID(as_uuid=True)))
-        clauses: list[ColumnElement[bool]] = [Chunk.document_id == any_(ids)]
+        clauses: list[ColumnElement[bool]] = [document_id == any_(ids)]
     else:
-        clauses = [Chunk.document_id.in_(select(Document.id).where(*document_clauses))]
+        clauses = [document_id.in_(select(Document.id).where(*document_clauses))]
     if filters.document_ids:
-        clauses.append(Chunk.document_id.in_(filters.document_ids))
+        clauses.append(document_id.in_(filters.document_ids))
     # lower() on both sides, in SQL, so the ix_chunks_*_lower indexes apply and the
     # caller's text is compared as a value: no LIKE, so '%' and '_' are plain characters.
     if filters.chapter is not None:
@@ -103,5 +117,5 @@ def filter_clauses(
     if filters.exclude_flags:
         # NOT (flags && ARRAY[...]): drop a chunk sharing any flag with the list.
         excluded = literal(list(filters.exclude_flags), postgresql.ARRAY(Text))
-        clauses.append(~Chunk.flags.bool_op("&&")(excluded))
+        clauses.append(~flags.bool_op("&&")(excluded))
     return clauses

@@ -46,13 +46,15 @@ def term_weight(chunk_count: int, total_chunks: int) -> float:
 
 @dataclass(frozen=True)
 class KeywordQuery:
-    match: str
-    """The `tsquery` (in its input syntax, already normalised) a chunk must satisfy: any of
-    the query's terms that are not common (a term no chunk is counted to hold among them: a
-    library whose counts were never taken still has a keyword side)."""
     terms: tuple[str, ...]
-    """Every query term, each weighed by the weight at its position."""
+    """The query's terms that make a chunk a match, in order: those that are not common (a
+    term no chunk is counted to hold among them: a library whose counts were never taken
+    still has a keyword side)."""
     weights: tuple[float, ...]
+    """Each matching term's weight (term_weight), at its position."""
+    common_terms: tuple[str, ...]
+    """The query's other terms, in order: they count in a match's score, and match nothing."""
+    common_weights: tuple[float, ...]
 
 
 def keyword_query(terms: Sequence[TermStat], total_chunks: int) -> KeywordQuery:
@@ -61,16 +63,13 @@ def keyword_query(terms: Sequence[TermStat], total_chunks: int) -> KeywordQuery:
     ordered = sorted(terms, key=lambda t: t.term)
     common = COMMON_SHARE * max(total_chunks, FEWEST_CHUNKS_WEIGHED)
     matching = [term for term in ordered if term.chunk_count <= common] or sorted(
-        ordered, key=lambda t: (t.chunk_count, t.term)
-    )[:FEWEST_MATCHING_TERMS]
-    return KeywordQuery(
-        match=" | ".join(quoted(term.term) for term in matching),
-        terms=tuple(term.term for term in ordered),
-        weights=tuple(term_weight(term.chunk_count, total_chunks) for term in ordered),
+        sorted(ordered, key=lambda t: (t.chunk_count, t.term))[:FEWEST_MATCHING_TERMS],
+        key=lambda t: t.term,
     )
-
-
-def quoted(lexeme: str) -> str:
-    """Returns a lexeme as a `tsquery` operand taken as it is: quoted, its quotes and
-    backslashes doubled, so no text can reach the query's syntax."""
-    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+    others = [term for term in ordered if term not in matching]
+    return KeywordQuery(
+        terms=tuple(term.term for term in matching),
+        weights=tuple(term_weight(term.chunk_count, total_chunks) for term in matching),
+        common_terms=tuple(term.term for term in others),
+        common_weights=tuple(term_weight(term.chunk_count, total_chunks) for term in others),
+    )

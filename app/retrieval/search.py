@@ -9,13 +9,15 @@ Nearest chunks under filters are found one of two ways, chosen per request:
   ends with too few chunks, the exact scan runs instead, so a filter never loses results.
 
 "hybrid" adds a keyword ranking (chunks holding any of the query's telling terms, ranked by
-BM25 over the generated `content_tsv` column: app.retrieval.keywords) and fuses both rankings
-by weighted reciprocal rank, in the same statement.
+BM25 from those terms' postings in `chunk_terms`, the lexemes of the generated `content_tsv`
+column listed by term: app.retrieval.keywords) and fuses both rankings by weighted reciprocal
+rank, in the same statement.
 Each statement stands alone (no transaction is needed); no embedding leaves this module.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, Literal
@@ -27,24 +29,22 @@ from sqlalchemy import (
     Connection,
     Float,
     Select,
-    String,
     Text,
+    and_,
     bindparam,
     case,
-    cast,
     func,
     literal,
     select,
-    true,
 )
-from sqlalchemy.dialects.postgresql import ARRAY, TSQUERY
+from sqlalchemy.dialects.postgresql import ARRAY
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.types import UserDefinedType
 
 from app.core.chunks import Candidate
 from app.db.annotations import boosting_mark_count
 from app.db.connections import fit_connection
-from app.db.models import Chunk, Document, Page
+from app.db.models import Chunk, ChunkTerm, Document, Page
 from app.db.terms import query_term_stats
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.keywords import AVERAGE_CHUNK_TOKENS, K1, B, keyword_query
@@ -75,9 +75,9 @@ KEYWORD_WEIGHT = 1.0
 
 SCORED_MATCHES = 500
 """Keyword matches BM25 scores at most, those holding the most of the query's telling terms
-(ts_rank, which reads no term's weight): reading every match's terms, the search stage took
-63 ms a query at 100k chunks (bench/query.py's synthetic corpus, p50), 33 ms capped; with the
-cap FinanceBench found as many gold pages or more, the docs set the same."""
+(ts_rank's measure, which reads no term's weight: repeats_held). Scoring every match ranked
+fewer gold pages on FinanceBench (one collection hit@5 0.552 -> 0.483, two questions), so
+the cap stays although the postings make scoring them all cheap."""
 
 STATEMENT_CACHE_SIZE = 256
 """Built statements kept, one per filters, limit, mode and scan kind (see vector_statement)."""
@@ -121,9 +121,10 @@ def search_chunks(
         )
         keywords = keyword_query(terms, total_chunks)
         query |= {
-            "keyword_match": keywords.match,
             "keyword_terms": list(keywords.terms),
             "keyword_weights": list(keywords.weights),
+            "common_terms": list(keywords.common_terms),
+            "common_weights": list(keywords.common_weights),
         }
     # On the connection (SQLAlchemy Core): the rows are plain tuples, and the ORM's handling
     # of them cost 0.2 ms a search.
@@ -264,10 +265,11 @@ def hybrid_statement(
     """Returns the statement of a "hybrid" search: payload, distance, vector rank, keyword
     rank, fused score and `vector_hits` (how many chunks the vector ranking found), best first.
 
-    The nearest `limit` chunks and the `limit` best full-text matches, each ranked, are
-    joined and scored by reciprocal rank fusion. As in vector_statement, the query is left
-    to the bound parameters `query_vector` and the keyword query's `keyword_match`,
-    `keyword_terms` and `keyword_weights`.
+    The nearest `limit` chunks and the `limit` best keyword matches (BM25 over the postings
+    of the query's terms, `chunk_terms`), each ranked, are joined and scored by reciprocal
+    rank fusion. As in vector_statement, the query is left to the bound parameters
+    `query_vector` and the keyword query's `keyword_terms`, `keyword_weights`, `common_terms`
+    and `common_weights`.
     """
     clauses = filter_clauses(filters)
     distance = query_distance(exact=exact)
@@ -286,46 +288,50 @@ def hybrid_statement(
         .over(order_by=(vector_hits.c.distance, vector_hits.c.chunk_id))
         .label("rank"),
     ).subquery("vector_ranked")
-    match = cast(bindparam("keyword_match", type_=String), TSQUERY)
-    query_terms = (
-        func.unnest(
-            bindparam("keyword_terms", type_=ARRAY(Text)),
-            bindparam("keyword_weights", type_=ARRAY(Float)),
-        )
-        .table_valued("term", "weight", name="query_terms")
-        .render_derived()
-    )
-    lexemes = (
-        func.unnest(Chunk.content_tsv).table_valued("lexeme", "positions", name="lexemes").lateral()
-    )
-    text_rank = bm25(query_terms.c.weight, func.cardinality(lexemes.c.positions))
-    # BM25 reads each scored chunk's terms: only the SCORED_MATCHES that hold the most of the
-    # query's telling terms (ts_rank, which reads none) are scored.
-    matched = (
-        select(Chunk.id.label("chunk_id"))
-        .where(
-            Chunk.content_tsv.bool_op("@@")(match),
-            *filter_clauses(filters, documents_listed=True),
-        )
-        .order_by(func.ts_rank(Chunk.content_tsv, match).desc(), Chunk.content_sha256, Chunk.id)
-        .limit(SCORED_MATCHES)
-        .subquery("matched")
-    )
-    # Many chunks share a score when the query's words are common; the text's hash breaks
-    # those ties before the chunk id, which is new at each ingestion, so the same documents
-    # ingested again keep the same keyword ranking.
-    keyword_hits = (
+    matching_terms = query_terms("keyword_terms", "keyword_weights", "matching_terms")
+    # The matches that hold the most of the query's telling terms, however often (ts_rank's
+    # measure, which reads no term's weight), are scored: SCORED_MATCHES of them, ties broken
+    # by the text. Everything is read from the terms' postings, no chunk row.
+    held = func.sum(repeats_held(ChunkTerm.repeats))
+    matches = (
         select(
-            Chunk.id.label("chunk_id"),
-            text_rank.label("score"),
-            Chunk.content_sha256.label("content_sha256"),
+            ChunkTerm.chunk_id.label("chunk_id"),
+            ChunkTerm.content_order.label("content_order"),
+            bm25(matching_terms.c.weight, ChunkTerm.repeats, ChunkTerm.token_count).label("score"),
         )
-        .select_from(matched)
-        .join(Chunk, Chunk.id == matched.c.chunk_id)
-        .join(lexemes, true())
-        .join(query_terms, query_terms.c.term == lexemes.c.lexeme)
-        .group_by(Chunk.id)
-        .order_by(text_rank.desc(), Chunk.content_sha256, Chunk.id)
+        .select_from(matching_terms)
+        .join(ChunkTerm, ChunkTerm.term == matching_terms.c.term)
+        .where(*filter_clauses(filters, documents_listed=True, postings=True))
+        .group_by(ChunkTerm.chunk_id, ChunkTerm.content_order)
+        .order_by(held.desc(), ChunkTerm.content_order, ChunkTerm.chunk_id)
+        .limit(SCORED_MATCHES)
+    )
+    if filters.places:
+        matches = matches.join(Chunk, Chunk.id == ChunkTerm.chunk_id)
+    matched = matches.cte("matched")
+    # The common terms count in a match's score: each looked up under its term for each match
+    # (a correlated subquery, so their long posting lists are never read whole).
+    common_terms = query_terms("common_terms", "common_weights", "common_terms")
+    common_score = (
+        select(bm25(common_terms.c.weight, ChunkTerm.repeats, ChunkTerm.token_count))
+        .select_from(common_terms)
+        .join(
+            ChunkTerm,
+            and_(ChunkTerm.term == common_terms.c.term, ChunkTerm.chunk_id == matched.c.chunk_id),
+        )
+        .scalar_subquery()
+    )
+    scored = select(
+        matched.c.chunk_id,
+        (matched.c.score + func.coalesce(common_score, 0.0)).label("score"),
+        matched.c.content_order,
+    ).subquery("scored")
+    # Many chunks share a score when the query's words are common; the text's order (its
+    # hash) breaks those ties before the chunk id, which is new at each ingestion, so the same
+    # documents ingested again keep the same keyword ranking.
+    keyword_hits = (
+        select(scored)
+        .order_by(scored.c.score.desc(), scored.c.content_order, scored.c.chunk_id)
         .limit(limit)
         .subquery("keyword_hits")
     )
@@ -335,7 +341,7 @@ def hybrid_statement(
         .over(
             order_by=(
                 keyword_hits.c.score.desc(),
-                keyword_hits.c.content_sha256,
+                keyword_hits.c.content_order,
                 keyword_hits.c.chunk_id,
             )
         )
@@ -385,10 +391,38 @@ def hybrid_statement(
     )
 
 
-def bm25(weight: ColumnElement[float], repeats: ColumnElement[int]) -> ColumnElement[float]:
+def query_terms(terms: str, weights: str, name: str) -> Any:
+    """Returns the table of the bound parameters `terms` and `weights`: (term, weight) rows."""
+    return (
+        func.unnest(bindparam(terms, type_=ARRAY(Text)), bindparam(weights, type_=ARRAY(Float)))
+        .table_valued("term", "weight", name=name)
+        .render_derived()
+    )
+
+
+ZETA_2 = math.pi**2 / 6
+"""The sum of 1/n^2 over every n, to which ts_rank's measure of a term's repeats tends."""
+
+
+def repeats_held(repeats: ColumnElement[int] | InstrumentedAttribute[int]) -> ColumnElement[float]:
+    """Returns what a term a chunk holds `repeats` times adds to ts_rank's measure (in its
+    units of 0.1 / ZETA_2): the sum of 1/n^2 for n up to `repeats`, within 0.001 past 3."""
+    return case(
+        (repeats == 1, 1.0),
+        (repeats == 2, 1.25),
+        (repeats == 3, 1.0 + 1 / 4 + 1 / 9),
+        else_=ZETA_2 - 1.0 / (repeats + 0.5),
+    )
+
+
+def bm25(
+    weight: ColumnElement[float],
+    repeats: ColumnElement[int] | InstrumentedAttribute[int],
+    tokens: ColumnElement[int] | InstrumentedAttribute[int],
+) -> ColumnElement[float]:
     """Returns a chunk's BM25 score: the sum over the query terms it holds of each term's
-    weight, saturating in its repeats and discounted by the chunk's length."""
-    length = (1.0 - B) + B * Chunk.token_count / AVERAGE_CHUNK_TOKENS
+    weight, saturating in its repeats and discounted by the chunk's length in tokens."""
+    length = (1.0 - B) + B * tokens / AVERAGE_CHUNK_TOKENS
     return func.sum(weight * repeats * (K1 + 1.0) / (repeats + K1 * length), type_=Float)
 
 

@@ -16,7 +16,7 @@ def client_for(runtime: Runtime) -> TestClient:
     return TestClient(create_app(runtime.settings, runtime=runtime), raise_server_exceptions=False)
 
 
-TABLES = ("documents", "document_files", "pages", "chunks", "document_terms")
+TABLES = ("documents", "document_files", "pages", "chunks", "document_terms", "chunk_terms")
 
 
 def upload(client: TestClient, pdf: bytes, name: str = "sample.pdf", **form: str):  # type: ignore[no-untyped-def]

@@ -206,7 +206,9 @@ def bm25_scores(corpus: Corpus, text: str, chunks: list[Any]) -> dict[Any, tuple
     with corpus.runtime.sessions() as session:
         counts, total = query_term_stats(session, text, (), config="english")
         query = keyword_query(counts, total)
-        weights = dict(zip(query.terms, query.weights, strict=True))
+        weights = dict(
+            zip(query.terms + query.common_terms, query.weights + query.common_weights, strict=True)
+        )
         assert set(weights) == set(session.execute(sa.text(terms), {"t": text}).scalars())
         scores: dict[Any, tuple[float, str]] = {}
         for chunk, tokens, sha256, lexeme, tf in session.execute(sa.text(repeats), {"ids": chunks}):
