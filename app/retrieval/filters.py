@@ -41,17 +41,12 @@ class SearchFilters:
         `exclude_flags` is left out: it removes a few chunks of every document, so counting
         what it leaves would read most of the table to learn that it is still large.
         """
-        return bool(self.document_ids) or any(
-            value is not None
-            for value in (
-                self.collection,
-                self.chapter,
-                self.section,
-                self.language,
-                self.version,
-                self.page_start,
-                self.page_end,
-                self.is_my_copy,
+        return (
+            bool(self.document_ids)
+            or self.places
+            or any(
+                value is not None
+                for value in (self.collection, self.language, self.version, self.is_my_copy)
             )
         )
 
