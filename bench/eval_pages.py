@@ -64,7 +64,7 @@ from bench.evalkit import (
     write_results,
 )
 from bench.kit import machine_summary, timed, write_section
-from bench.peer import WARM_UP_TEXTS, ModelEmbeddings
+from bench.peer import PEER_CHUNK_OVERLAP, PEER_CHUNK_SIZE, WARM_UP_TEXTS, ModelEmbeddings
 
 TITLE = "Page hit@k beside the peer"
 TOP_K = 10
@@ -72,8 +72,6 @@ TOP_K = 10
 KS = (1, 3, 5)
 MODES = ("vector", "hybrid")
 PEER = "peer"
-PEER_CHUNK_SIZE = 1000
-PEER_CHUNK_OVERLAP = 200
 SETTINGS = ("one collection", "own document")
 
 

@@ -11,11 +11,10 @@ LangChain through `ModelEmbeddings`. Measured:
 
 1. Ingestion of the PDFs in --corpus: citelock's pipeline (bench/ingest.py `ingest_files`)
    against LangChain's recipe, PyMuPDFLoader -> RecursiveCharacterTextSplitter ->
-   PGVector.add_documents. The splitter's size is citelock's chunk budget in characters:
-   CHUNK_MAX_TOKENS and CHUNK_OVERLAP_TOKENS times the characters per token of the chunks
-   citelock stored from the same PDFs. PGVector makes no vector index (its table has a GIN
-   index on the metadata only); the HNSW index its users add is built afterwards and timed
-   on its own line. The peer reads only the PDFs citelock accepted, so pages are the same.
+   PGVector.add_documents, the splitter at 1,000 characters with 200 of overlap. PGVector
+   makes no vector index (its table has a GIN index on the metadata only); the HNSW index
+   its users add is built afterwards and timed on its own line. The peer reads only the PDFs
+   citelock accepted, so pages are the same.
 2. Query latency at each --sizes: the same synthetic chunks (bench/search_floor.py's realistic
    data) in both stores, each with an HNSW index of pgvector's defaults (m 16,
    ef_construction 64) built after a binary COPY; the peer's rows go straight into its own
@@ -58,7 +57,6 @@ from psycopg.types.json import Jsonb
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app.contract.schemas import QueryRequest
-from app.core.config import Settings
 from app.embedding.embedder import Embedder, embed_query, embed_texts
 from app.flows.query import retrieval_params
 from app.flows.runtime import Runtime, open_runtime
@@ -101,6 +99,10 @@ from bench.search_floor import (
 )
 
 PEER_COLLECTION = "bench"
+PEER_CHUNK_SIZE = 1000
+PEER_CHUNK_OVERLAP = 200
+"""The splitter of the ten-line pipeline a user writes (RecursiveCharacterTextSplitter's
+example values), in characters."""
 PEER_TABLE = "langchain_pg_embedding"
 PEER_HNSW = (
     f"CREATE INDEX ix_{PEER_TABLE}_hnsw ON {PEER_TABLE} USING hnsw (embedding vector_cosine_ops)"
@@ -115,7 +117,6 @@ FILTER_EVERY = 16
 """The filtered search keeps the chunks of every 16th document: 1/16 of them (6.25%) once
 there are 16 documents or more (8,000 chunks); fewer documents keep a larger share."""
 WARM_UP_TEXTS = 64
-SETTINGS = Settings(_env_file=None)
 """Only read for the chunk budget; each measurement builds its own with its database."""
 
 
@@ -202,13 +203,11 @@ def ingestion(args: argparse.Namespace, server_url: str, data_dir: Path) -> str:
         embed_texts(runtime.embedder, ["warming the model up"] * WARM_UP_TEXTS)
         ours: IngestTotals = ingest_files(files, runtime)
         with runtime.engine.connect() as connection:
-            characters, tokens = connection.execute(
-                sa.text("SELECT sum(length(content)), sum(token_count) FROM chunks")
-            ).one()
-        chars_per_token = characters / tokens
-        size = round(SETTINGS.chunk_max_tokens * chars_per_token)
-        overlap = round(SETTINGS.chunk_overlap_tokens * chars_per_token)
-        splitter = RecursiveCharacterTextSplitter(chunk_size=size, chunk_overlap=overlap)
+            characters = connection.execute(sa.text("SELECT sum(length(content)) FROM chunks"))
+            characters = characters.scalar_one()
+        splitter = RecursiveCharacterTextSplitter(
+            chunk_size=PEER_CHUNK_SIZE, chunk_overlap=PEER_CHUNK_OVERLAP
+        )
         theirs = ingest_peer(
             ours.ingested, peer_engine, ModelEmbeddings(runtime.embedder), splitter
         )
@@ -224,10 +223,8 @@ def ingestion(args: argparse.Namespace, server_url: str, data_dir: Path) -> str:
             f"Corpus: `{args.corpus}` (`{args.ingest_glob}`): {len(ours.ingested)} PDFs; "
             f"refused by citelock (and so not given to the peer): "
             f"{', '.join(ours.refused) or 'none'}. One PDF at a time, the model warmed up "
-            f"first. The peer's splitter: chunk_size {size}, chunk_overlap "
-            f"{overlap} characters = citelock's {SETTINGS.chunk_max_tokens} "
-            f"and {SETTINGS.chunk_overlap_tokens} tokens x {chars_per_token:.2f} characters "
-            "per token (measured on citelock's chunks of these PDFs).",
+            f"first. The peer's splitter: chunk_size {PEER_CHUNK_SIZE}, chunk_overlap "
+            f"{PEER_CHUNK_OVERLAP} characters.",
             "",
             *table_head(
                 "store | pages | chunks | characters per chunk | seconds | pages/s | chunks/s "
