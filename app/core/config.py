@@ -30,7 +30,10 @@ class Synthesis(StrEnum):
 
 class Settings(BaseSettings):
     # hide_input_in_errors: a refused API_KEYS must not print the keys it was given.
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", hide_input_in_errors=True)
+    # An empty value is no value (.env.example's `IN_PROCESS_WORKER=`): the default holds.
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", hide_input_in_errors=True, env_ignore_empty=True
+    )
 
     database_url: str = Field(
         default="",
