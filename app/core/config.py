@@ -48,7 +48,8 @@ class Settings(BaseSettings):
     embedding_dim: int = Field(default=384, ge=8, le=4096)
     embedding_url: str = ""
     embedding_api_key: str = ""
-    embedding_batch_size: int = Field(default=16, ge=1, le=256)
+    embedding_batch_size: int | None = Field(default=None, ge=1, le=256)
+    """Texts per call of the model; unset, the backend's own (embedding.BATCH_SIZES)."""
     embedding_max_tokens: int = Field(default=256, ge=16, le=8192)
     embedding_threads: int = Field(default=0, ge=0, le=256)
 

@@ -111,6 +111,11 @@ def test_embed_texts_keeps_input_order_across_batches(
     assert list(similarity.argmax(axis=1)) == list(range(len(MIXED_LENGTHS)))
 
 
+def test_the_batch_size_is_the_backends_own_unless_set() -> None:
+    assert load_embedder(make_settings(embedding_batch_size=None)).batch_size == 4
+    assert load_embedder(make_settings(embedding_batch_size=32)).batch_size == 32
+
+
 def test_embed_texts_of_nothing_is_empty(onnx: Embedder) -> None:
     assert embed_texts(onnx, []).shape == (0, 384)
 
