@@ -63,7 +63,7 @@ from app.flows.runtime import Runtime, open_runtime
 from app.retrieval.filters import SearchFilters
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import EXACT_SCAN_MAX_ROWS, search_chunks
-from bench.ingest import IngestTotals, ingest_files
+from bench.ingest import IngestTotals, by_text_source, ingest_each, summed
 from bench.kit import (
     BENCHMARKS,
     DEFAULT_CORPUS,
@@ -193,24 +193,32 @@ def ingest_peer(
 
 
 def ingestion(args: argparse.Namespace, server_url: str, data_dir: Path) -> str:
-    """Returns the ingestion comparison's markdown."""
+    """Returns the ingestion comparison's markdown: born-digital PDFs, then those with pages
+    read by OCR (from which the peer's loader reads no text), each group on its own."""
     files = sorted(args.corpus.rglob(args.ingest_glob))
     url = fresh_database(server_url, "citelock_bench_peer_ingest")
-    peer_engine = sa.create_engine(fresh_database(server_url, "langchain_bench_peer_ingest"))
-    with ExitStack() as stack:
-        stack.callback(peer_engine.dispose)
-        runtime = stack.enter_context(closing(open_runtime(settings_for(url, data_dir))))
+    splitter = RecursiveCharacterTextSplitter(
+        chunk_size=PEER_CHUNK_SIZE, chunk_overlap=PEER_CHUNK_OVERLAP
+    )
+    compared: list[tuple[str, IngestTotals, int, PeerIngest]] = []
+    with closing(open_runtime(settings_for(url, data_dir))) as runtime:
         embed_texts(runtime.embedder, ["warming the model up"] * WARM_UP_TEXTS)
-        ours: IngestTotals = ingest_files(files, runtime)
-        with runtime.engine.connect() as connection:
-            characters = connection.execute(sa.text("SELECT sum(length(content)) FROM chunks"))
-            characters = characters.scalar_one()
-        splitter = RecursiveCharacterTextSplitter(
-            chunk_size=PEER_CHUNK_SIZE, chunk_overlap=PEER_CHUNK_OVERLAP
-        )
-        theirs = ingest_peer(
-            ours.ingested, peer_engine, ModelEmbeddings(runtime.embedder), splitter
-        )
+        parts = ingest_each(files, runtime)
+        born_digital, ocr = by_text_source(parts, runtime)
+        for name, ours in (("born-digital", born_digital), ("with pages read by OCR", ocr)):
+            if not ours.ingested:
+                continue
+            peer_engine = sa.create_engine(
+                fresh_database(server_url, f"langchain_bench_peer_ingest_{len(compared)}")
+            )
+            try:
+                theirs = ingest_peer(
+                    ours.ingested, peer_engine, ModelEmbeddings(runtime.embedder), splitter
+                )
+            finally:
+                peer_engine.dispose()
+            compared.append((name, ours, stored_characters(runtime, ours.ingested), theirs))
+    refused = summed(parts).refused
 
     def row(name: str, pages: int, chunks: int, chars: int, seconds: float, embed: float) -> str:
         return table_row(
@@ -218,40 +226,57 @@ def ingestion(args: argparse.Namespace, server_url: str, data_dir: Path) -> str:
             f"{pages / seconds:.2f}", f"{chunks / seconds:.1f}", f"{embed:.2f}",
         )  # fmt: skip
 
-    return "\n".join(
-        [
-            f"Corpus: `{args.corpus}` (`{args.ingest_glob}`): {len(ours.ingested)} PDFs; "
-            f"refused by citelock (and so not given to the peer): "
-            f"{', '.join(ours.refused) or 'none'}. One PDF at a time, the model warmed up "
-            f"first. The peer's splitter: chunk_size {PEER_CHUNK_SIZE}, chunk_overlap "
-            f"{PEER_CHUNK_OVERLAP} characters.",
-            "",
-            *table_head(
-                "store | pages | chunks | characters per chunk | seconds | pages/s | chunks/s "
-                "| of which embedding, s",
-                "lrrrrrrr",
-            ),
-            row(
+    lines = [
+        f"Corpus: `{args.corpus}` (`{args.ingest_glob}`): {len(files) - len(refused)} PDFs; "
+        f"refused by citelock (and so not given to the peer): {', '.join(refused) or 'none'}."
+        " One PDF at a time, the model warmed up first. The peer's splitter: chunk_size "
+        f"{PEER_CHUNK_SIZE}, chunk_overlap {PEER_CHUNK_OVERLAP} characters.",
+        "",
+        *table_head(
+            "PDFs | store | pages | chunks | characters per chunk | seconds | pages/s "
+            "| chunks/s | of which embedding, s",
+            "llrrrrrrr",
+        ),
+    ]
+    notes = []
+    for name, ours, characters, theirs in compared:
+        lines += [
+            f"| {name} " + row(
                 "citelock (extract, chunk, embed, store; HNSW maintained)",
-                ours.pages, ours.chunks, int(characters), ours.wall, ours.timings.embed,
+                ours.pages, ours.chunks, characters, ours.wall, ours.timings.embed,
             ),
-            row(
+            f"| {name} " + row(
                 "LangChain PGVector (load, split, add_documents; no vector index)",
                 theirs.pages, theirs.chunks, theirs.characters, theirs.total, theirs.embed,
             ),
-            row(
+            f"| {name} " + row(
                 "LangChain PGVector + building its HNSW index afterwards",
                 theirs.pages, theirs.chunks, theirs.characters, theirs.total + theirs.index,
                 theirs.embed,
             ),
-            "",
-            f"Peer stages, seconds: PyMuPDFLoader {theirs.load:.2f}, splitter "
-            f"{theirs.split:.2f}, add_documents {theirs.add:.2f} (embedding {theirs.embed:.2f}),"
-            f" HNSW build {theirs.index:.2f}. Citelock: extraction {ours.timings.extract:.2f}, "
-            f"chunking {ours.timings.chunk:.2f}, embedding {ours.timings.embed:.2f}, store "
-            f"{ours.timings.store:.2f}.",
-        ]
-    )  # fmt: skip
+        ]  # fmt: skip
+        notes.append(
+            f"- {name} ({', '.join(path.name for path in ours.ingested)}): peer stages, "
+            f"seconds: PyMuPDFLoader {theirs.load:.2f}, splitter {theirs.split:.2f}, "
+            f"add_documents {theirs.add:.2f} (embedding {theirs.embed:.2f}), HNSW build "
+            f"{theirs.index:.2f}. Citelock: extraction {ours.timings.extract:.2f}, chunking "
+            f"{ours.timings.chunk:.2f}, embedding {ours.timings.embed:.2f}, store "
+            f"{ours.timings.store:.2f}."
+        )
+    return "\n".join([*lines, "", *notes])
+
+
+def stored_characters(runtime: Runtime, files: Sequence[Path]) -> int:
+    """Returns the characters of the chunks citelock stored from `files`."""
+    with runtime.engine.connect() as connection:
+        characters = connection.execute(
+            sa.text(
+                "SELECT coalesce(sum(length(c.content)), 0) FROM chunks c "
+                "JOIN documents d ON d.id = c.document_id WHERE d.filename = ANY(:names)"
+            ),
+            {"names": [path.name for path in files]},
+        ).scalar_one()
+    return int(characters)
 
 
 def load_peer(engine: sa.Engine, chunks: Sequence[tuple[str, Vectors]]) -> None:
