@@ -29,6 +29,7 @@ from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.names import (
     MIN_NAMES_HELD,
     date_boost,
+    holds_name,
     holds_names,
     name_boost,
     name_phrases,
@@ -200,19 +201,25 @@ def rank_chunks(
         # ("Science DMZ" as "ScienceDMZ") leaves the question its answer.
         candidates_left: list[Candidate] = []
     else:
-        # Names the documents do mention are evidence the vectors lack: the floor is lower,
-        # and a passage that holds several names of the query, all of them, needs none ("In
-        # which year did Deep Blue beat Garry Kasparov?" lies at cosine 0.26 from the one
-        # paragraph that says so).
-        floor = params.min_similarity
+        # Names the documents do mention are evidence the vectors lack, in the passages that
+        # say them: there the floor is lower, and a passage that holds several names of the
+        # query, all of them, needs none ("In which year did Deep Blue beat Garry Kasparov?"
+        # lies at cosine 0.26 from the one paragraph that says so). A passage that says none
+        # of them keeps the plain floor: a table of EU countries that never says France is no
+        # nearer to "What is the capital of France?" for the filings that do.
         named = bool(names) and not missing
-        if named:
-            floor = min(floor, params.min_similarity_named)
+        named_floor = min(params.min_similarity, params.min_similarity_named)
         held = names if named and len(names) >= MIN_NAMES_HELD else []
+
+        def passes(index: int, candidate: Candidate) -> bool:
+            says_a_name = named and any(holds_name(said[index], name) for name in names)
+            floor = named_floor if says_a_name else params.min_similarity
+            return similarity(candidate.distance) >= floor or bool(
+                held and holds_names(said[index], held)
+            )
+
         candidates_left = [
-            candidate
-            for index, candidate in enumerate(candidates)
-            if similarity(candidate.distance) >= floor or (held and holds_names(said[index], held))
+            candidate for index, candidate in enumerate(candidates) if passes(index, candidate)
         ]
     kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
     if params.check_names and kept:

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
 from tests.helpers.clients import client_for, upload
+from tests.helpers.pdfs import text_pdf
 
 QUERY = "how does a tracing compiler speed up hot loops"
 
@@ -89,6 +90,29 @@ def test_query_about_what_no_chunk_mentions_is_no_matches(
     body = client.post("/api/v1/query", json={"query": question}).json()
     assert body["status"] == "no_matches"
     assert body["chunks"] == []
+
+
+EU_TABLE = (
+    "EU countries information\n\nCountry, population (millions), area (km2), capital, official "
+    "language. Austria 8.9 83,879 Vienna German. Belgium 11.5 30,689 Brussels Dutch, French, "
+    "German. Czech Republic 10.7 78,866 Prague Czech. Denmark 5.8 42,951 Copenhagen Danish. "
+    "Finland 5.5 338,424 Helsinki Finnish, Swedish."
+)
+SAYS_FRANCE = (
+    "Quarterly report\n\nOur subsidiary in France settled its tax audit for 2019 without a "
+    "penalty, and the settlement was paid in cash during the quarter."
+)
+
+
+def test_a_name_lowers_the_floor_only_for_the_passages_that_say_it(client: TestClient) -> None:
+    # The collection says France (the report), so the question keeps the names' lower floor;
+    # but the table near it never says France, and below the plain floor it answers nothing.
+    upload(client, text_pdf([EU_TABLE]), name="countries.pdf")
+    upload(client, text_pdf([SAYS_FRANCE]), name="report.pdf")
+
+    body = client.post("/api/v1/query", json={"query": "What is the capital of France?"}).json()
+
+    assert body["status"] == "no_matches"
 
 
 def test_term_coverage_can_be_turned_off(runtime: Runtime, sample_pdf: bytes) -> None:
