@@ -98,19 +98,30 @@ EU_TABLE = (
     "German. Czech Republic 10.7 78,866 Prague Czech. Denmark 5.8 42,951 Copenhagen Danish. "
     "Finland 5.5 338,424 Helsinki Finnish, Swedish."
 )
-SAYS_FRANCE = (
-    "Quarterly report\n\nOur subsidiary in France settled its tax audit for 2019 without a "
-    "penalty, and the settlement was paid in cash during the quarter."
+SAYS_FRANCE_AND_GERMANY = (
+    "Quarterly report\n\nOur subsidiaries in France and Germany settled their tax audits for "
+    "2019 without a penalty, and the settlements were paid in cash during the quarter."
 )
 
 
-def test_a_name_lowers_the_floor_only_for_the_passages_that_say_it(client: TestClient) -> None:
-    # The collection says France (the report), so the question keeps the names' lower floor;
-    # but the table near it never says France, and below the plain floor it answers nothing.
+@pytest.mark.parametrize(
+    "question",
+    [
+        # Near the table (cosine 0.4 or so), which never says France: not near enough alone.
+        "What is the capital of France?",
+        # Nearer still (0.6), but what passes the floor never says Germany.
+        "What is the population of Germany?",
+    ],
+)
+def test_passages_that_never_say_the_name_asked_about_answer_nothing(
+    client: TestClient, question: str
+) -> None:
+    # The collection says both names (the report), so neither is missing from it; the table
+    # of other countries answers neither question.
     upload(client, text_pdf([EU_TABLE]), name="countries.pdf")
-    upload(client, text_pdf([SAYS_FRANCE]), name="report.pdf")
+    upload(client, text_pdf([SAYS_FRANCE_AND_GERMANY]), name="report.pdf")
 
-    body = client.post("/api/v1/query", json={"query": "What is the capital of France?"}).json()
+    body = client.post("/api/v1/query", json={"query": question}).json()
 
     assert body["status"] == "no_matches"
 
