@@ -64,9 +64,7 @@ def ingest_files(files: list[Path], runtime: Runtime) -> IngestTotals:
         totals.ingested.append(path)
         totals.pages += result.document.page_count
         totals.chunks += result.document.chunk_count
-        summed = totals.timings
-        for stage in ("extract", "chunk", "embed", "store"):
-            setattr(summed, stage, getattr(summed, stage) + getattr(result.timings, stage))
+        add_timings(totals.timings, result.timings)
     totals.wall = time.perf_counter() - started
     return totals
 
@@ -85,11 +83,14 @@ def summed(parts: Sequence[IngestTotals]) -> IngestTotals:
         total.pages += part.pages
         total.chunks += part.chunks
         total.wall += part.wall
-        for stage in ("extract", "chunk", "embed", "store"):
-            setattr(
-                total.timings, stage, getattr(total.timings, stage) + getattr(part.timings, stage)
-            )
+        add_timings(total.timings, part.timings)
     return total
+
+
+def add_timings(total: StageTimings, more: StageTimings) -> None:
+    """Adds each stage's seconds of `more` to `total`'s."""
+    for stage in ("extract", "chunk", "embed", "store"):
+        setattr(total, stage, getattr(total, stage) + getattr(more, stage))
 
 
 def by_text_source(
