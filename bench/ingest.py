@@ -154,10 +154,13 @@ def run(folder: Path, database_url: str, data_dir: Path) -> str:
             files_read = ", ".join(path.name for path in group.ingested)
             lines += ["", f"{name}: {group.pages} pages, {group.chunks} chunks ({files_read}).", ""]
             lines += stage_table(group)
-    over_model = born_digital.wall / born_digital.timings.embed
+    if born_digital.timings.embed:
+        over_model = born_digital.wall / born_digital.timings.embed
+        lines += [
+            "",
+            f"Born-digital total / embedding alone: **{over_model:.2f}x** (goal: at most 1.25x).",
+        ]
     lines += [
-        "",
-        f"Born-digital total / embedding alone: **{over_model:.2f}x** (goal: at most 1.25x).",
         "",
         machine_summary(),
         "",
