@@ -181,13 +181,6 @@ MIN_NAMES_HELD = 2
 without a near vector (retrieval's named floor)."""
 
 
-def holds_names(words: set[str], names: Sequence[str]) -> bool:
-    """Whether a text whose words are `words` (text_words) holds a part of each of `names` as
-    name_query seeks it: a part of PREFIX_PART characters or more as a word's beginning, a
-    shorter one as a whole word."""
-    return all(holds_name(words, name) for name in names)
-
-
 def text_words(text: str) -> set[str]:
     """Returns the words of `text` as holds_name reads them: lower-cased, its runs of letters
     and digits together and apart."""
@@ -196,6 +189,9 @@ def text_words(text: str) -> set[str]:
 
 
 def holds_name(words: set[str], name: str) -> bool:
+    """Whether a text whose words are `words` (text_words) holds a part of `name` as
+    name_query seeks it: a part of PREFIX_PART characters or more as a word's beginning, a
+    shorter one as a whole word."""
     return any(
         word.startswith(part) if len(part) >= PREFIX_PART else word == part
         for part in name_parts(name)

@@ -30,7 +30,6 @@ from app.retrieval.names import (
     MIN_NAMES_HELD,
     date_boost,
     holds_name,
-    holds_names,
     name_boost,
     name_phrases,
     name_query,
@@ -209,14 +208,12 @@ def rank_chunks(
         # nearer to "What is the capital of France?" for the filings that do.
         named = bool(names) and not missing
         named_floor = min(params.min_similarity, params.min_similarity_named)
-        held = names if named and len(names) >= MIN_NAMES_HELD else []
 
         def passes(index: int, candidate: Candidate) -> bool:
-            says_a_name = named and any(holds_name(said[index], name) for name in names)
-            floor = named_floor if says_a_name else params.min_similarity
-            return similarity(candidate.distance) >= floor or bool(
-                held and holds_names(said[index], held)
-            )
+            holding = [holds_name(said[index], name) for name in names] if named else []
+            floor = named_floor if any(holding) else params.min_similarity
+            all_held = len(holding) >= MIN_NAMES_HELD and all(holding)
+            return all_held or similarity(candidate.distance) >= floor
 
         # What passes must say each name as the nearest chunks must (unheld_phrases): a table
         # of EU countries at cosine 0.6 from "What is the population of Germany?" never says

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from app.core.rows import full_dates
 from app.retrieval import names
-from app.retrieval.names import holds_names, name_phrases, name_query, text_words
+from app.retrieval.names import holds_name, name_phrases, name_query, text_words
 
 
 def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> None:
@@ -48,12 +48,13 @@ def test_a_name_no_passage_holds_a_long_word_of_is_unheld_and_an_acronym_never()
 
 def test_a_passage_holds_a_name_by_any_of_its_parts() -> None:
     text = "after Deep Blue won against the reigning world chess champion Garry Kasparov in 1997"
-    assert holds_names(text_words(text), ["Deep", "Blue", "Garry", "Kasparov"])
-    assert not holds_names(text_words(text), ["Deep", "Blue", "Carlsen"])
+    words = text_words(text)
+    assert all(holds_name(words, name) for name in ["Deep", "Blue", "Garry", "Kasparov"])
+    assert not all(holds_name(words, name) for name in ["Deep", "Blue", "Carlsen"])
     # A short part only as a whole word: "pc" is not the start of "pcs".
-    assert holds_names(text_words("the Pilatus PC-12 airplane"), ["PC-12"])
-    assert not holds_names(text_words("three pcs"), ["PC"])
-    assert holds_names(text_words("compiles to a single x86 instruction"), ["x86"])
+    assert holds_name(text_words("the Pilatus PC-12 airplane"), "PC-12")
+    assert not holds_name(text_words("three pcs"), "PC")
+    assert holds_name(text_words("compiles to a single x86 instruction"), "x86")
 
 
 def test_a_date_the_query_writes_whole_raises_the_passages_that_hold_it() -> None:
