@@ -17,6 +17,7 @@ from app.answer import (
     synthesize_with_model,
 )
 from app.answer.llm import ChatFailed
+from app.answer.metrics import LINE_ITEMS, asked_metric, computed_answer
 from app.contract.schemas import (
     AnswerStatus,
     BBox,
@@ -49,10 +50,15 @@ from app.retrieval.pipeline import (
 from app.retrieval.rerank import AnnotationSignal
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
+from app.retrieval.statements import chunks_holding
 
 logger = logging.getLogger(__name__)
 
 VIEWER_PATH = "/api/v1/viewer"
+
+COMPUTED_DOCUMENTS = 2
+"""A computed answer reads the statements of at most this many documents, those of the best
+ranked chunks first: the question names its filing, which retrieval ranks first."""
 
 
 def search_filters(filters: QueryFilters, settings: Settings) -> SearchFilters:
@@ -182,6 +188,23 @@ def write_answer(
     ), "extractive"
 
 
+def metric_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
+    """Returns the answer that works out the metric `query` asks for (app.answer.metrics) from
+    the statements of the documents the ranked chunks come from; None when it asks for none,
+    or their rows do not hold it."""
+    asked = asked_metric(query)
+    if asked is None:
+        return None
+    patterns = [LINE_ITEMS[name].search for name in asked.metric.items]
+    for document_id in list(dict.fromkeys(chunk.document_id for chunk in ranked))[
+        :COMPUTED_DOCUMENTS
+    ]:
+        answer = computed_answer(asked, chunks_holding(session, document_id, patterns))
+        if answer is not None:
+            return answer
+    return None
+
+
 def answer_query(
     request: QueryRequest,
     *,
@@ -207,14 +230,23 @@ def answer_query(
     # In selection mode the reader asks about the selection, which opens the context: it
     # ranks first for the answer, before the chunks around it.
     ranked = [*bundle.context.chunks[:1], *bundle.chunks] if bundle.selection else bundle.chunks
-    answer, synthesis = write_answer(
-        request.query,
-        ranked,
-        bundle.context.chunks,
-        settings=settings,
-        embedder=embedder,
-        query_vector=bundle.query_vector,
-        selected=bundle.selection is not None,
+    computed = (
+        metric_answer(request.query, ranked, session)
+        if bundle.selection is None and settings.synthesis == Synthesis.extractive
+        else None
+    )
+    answer, synthesis = (
+        (computed, "extractive")
+        if computed
+        else write_answer(
+            request.query,
+            ranked,
+            bundle.context.chunks,
+            settings=settings,
+            embedder=embedder,
+            query_vector=bundle.query_vector,
+            selected=bundle.selection is not None,
+        )
     )
     timings["answer"] = elapsed_ms(started)
     status: AnswerStatus = bundle.status

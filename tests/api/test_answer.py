@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
 from tests.helpers.clients import ask, claims_of, client_for, page_texts, upload
+from tests.helpers.pdfs import text_pdf
 
 
 def test_answer_claims_are_quoted_and_cited(client: TestClient, sample_pdf: bytes) -> None:
@@ -157,3 +158,36 @@ def test_sentence_across_pages_cites_both(client: TestClient, runtime: Runtime) 
         assert item["rects"]
         joined.append(piece)
     assert " ".join(" ".join(joined).split()) == " ".join(text.split())
+
+
+ACME_STATEMENTS = [
+    "Acme Corporation\n\nConsolidated Statements of Income\n(in millions, except per share data)\n"
+    "Years Ended December 31,\n2022 2021 2020\nTotal net sales 65,984 67,044 65,398\n"
+    "Cost of sales 57,697 57,983 56,744\nOperating profit 8,348 9,123 8,644\n",
+    "Acme Corporation\n\nConsolidated Balance Sheets\n(in millions)\nDecember 31,\n2022 2021\n"
+    "Cash and cash equivalents 2,547 3,604\nReceivables, net 2,505 1,963\n"
+    "Total current assets 20,991 19,815\nAccounts payable 2,117 780\n"
+    "Total current liabilities 15,887 13,997\n",
+]
+
+
+def test_a_ratio_asked_of_a_filing_is_worked_out_from_its_rows(client: TestClient) -> None:
+    upload(client, text_pdf(ACME_STATEMENTS), name="acme-10k.pdf")
+
+    body = client.post(
+        "/api/v1/query",
+        json={"query": "What is Acme's FY2022 working capital ratio? Round to two decimals."},
+    ).json()
+
+    assert body["status"] == "ok"
+    assert body["answer"].startswith(
+        "FY2022 working capital ratio: 1.32 (total current assets 20,991 / total current "
+        "liabilities 15,887)."
+    )
+    assert "Total current assets 20,991 19,815 [1]" in body["answer"]
+    assert body["sources"] == ["acme-10k.pdf, p. 2"]
+    # Each row used is marked on its page (with its table's header, as any row quoted).
+    evidence = body["highlighted_sources"]
+    assert {e["page_number"] for e in evidence} == {2}
+    for row in ("Total current assets 20,991 19,815", "Total current liabilities 15,887 13,997"):
+        assert any(row in e["text_snippet"] for e in evidence)

@@ -1,0 +1,828 @@
+"""Computed answers: the ratio or amount an analyst asks of a filing, worked out from the line
+items its statements print, each of them quoted and cited.
+
+A filing prints line items, rarely the ratios read from them: no sentence of Kraft Heinz's 10-K
+answers "What is Kraft Heinz's FY2019 inventory turnover ratio?", and a quote of one row answers
+half of it. When a question names a metric of METRICS, the rows holding its line items are read
+(label, then one figure per column, the columns' years from the table's header) and the metric is
+worked out for the year asked, with the year before where a balance is averaged. The answer
+says the result and how it was reached, then quotes each row it used, cited like any claim.
+Where a line item is not found with a figure for each year needed, there is no computed answer
+and the question is answered as any other.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from statistics import fmean
+from typing import Literal
+
+from app.answer.claims import Answer, Quote, cite, shown_text
+from app.core.chunks import Candidate
+from app.core.rows import FUNCTION_WORDS, is_period_line, is_unit_line, row_kind, row_label
+
+Statement = Literal["balance", "income", "cash"]
+Unit = Literal["ratio", "percent", "amount", "days"]
+
+COMPUTED_CONFIDENCE = 0.45
+"""A computed answer is never confident: it is as right as the rows it found, which no
+reader has checked (under synthesis's TRUSTED)."""
+
+_STATEMENTS: dict[Statement, re.Pattern[str]] = {
+    "balance": re.compile(r"balance sheets?|financial (?:position|condition)", re.I),
+    "income": re.compile(
+        r"statements? of (?:consolidated )?(?:income|operations|earnings)|income statements?"
+        r"|statements? of (?:comprehensive )?(?:income|earnings)",
+        re.I,
+    ),
+    "cash": re.compile(
+        r"statements? of (?:consolidated )?cash flows?|cash flows? statements?", re.I
+    ),
+}
+"""How a table's title (its header or its chunk's context header) names each statement."""
+
+
+@dataclass(frozen=True)
+class LineItem:
+    """A line item as statements label its row, and the statement that prints it."""
+
+    name: str
+    label: re.Pattern[str]
+    """Matches the whole of a row's label, normalised (app.answer.metrics.normal_label)."""
+    search: str
+    """A PostgreSQL regular expression that every chunk holding such a row matches."""
+    statement: Statement
+    magnitude: bool = False
+    """The item is an outflow printed in parentheses (capital spending, dividends paid): its
+    size counts."""
+    prefer: re.Pattern[str] | None = None
+    """Of the rows that print it, those whose label this matches come first: the net income
+    attributable to the company's shareholders before the consolidated one."""
+
+
+def _item(
+    name: str,
+    label: str,
+    search: str,
+    statement: Statement,
+    *,
+    magnitude: bool = False,
+    prefer: str | None = None,
+) -> LineItem:
+    return LineItem(
+        name,
+        re.compile(label),
+        search,
+        statement,
+        magnitude,
+        re.compile(prefer) if prefer else None,
+    )
+
+
+LINE_ITEMS: dict[str, LineItem] = {
+    "revenue": _item(
+        "revenue",
+        r"(?:total )?(?:net )?(?:operating )?(?:revenues?|sales)(?:, net)?|total net sales"
+        r"|net sales and revenues?|total revenues? and other income",
+        r"revenue|sales",
+        "income",
+    ),
+    "cogs": _item(
+        "cost of sales",
+        r"(?:total )?cost of (?:products |goods |merchandise )?(?:sales|revenues?|sold)"
+        r"|cost of (?:products|goods|merchandise) sold(?: \(exclusive of .*\))?",
+        r"cost of",
+        "income",
+    ),
+    "gross_profit": _item(
+        "gross profit", r"gross (?:profit|margin)", r"gross (profit|margin)", "income"
+    ),
+    "operating_income": _item(
+        "operating income",
+        r"(?:total )?operating income(?: \(loss\))?|income(?: \(loss\))? from operations"
+        r"|operating profit|earnings from operations",
+        r"operating (income|profit)|from operations",
+        "income",
+    ),
+    "net_income": _item(
+        "net income",
+        r"net (?:income|earnings)(?: \(loss\))?(?: attributable to (?!non)[\w .,'&-]+)?",
+        r"net (income|earnings)",
+        "income",
+        prefer=r"attributable",
+    ),
+    "depreciation": _item(
+        "depreciation and amortization",
+        r"depreciation(?:, depletion)?,? (?:and|&) amortization(?: expense)?",
+        r"depreciation",
+        "cash",
+    ),
+    "total_assets": _item("total assets", r"total assets", r"total assets", "balance"),
+    "current_assets": _item(
+        "total current assets", r"total current assets", r"current assets", "balance"
+    ),
+    "current_liabilities": _item(
+        "total current liabilities", r"total current liabilities", r"current liabilities", "balance"
+    ),
+    "inventory": _item(
+        "inventories",
+        r"(?:total )?(?:merchandise )?inventor(?:y|ies)(?:, net)?",
+        r"inventor",
+        "balance",
+    ),
+    "fixed_assets": _item(
+        "property, plant and equipment, net",
+        r"(?:total )?(?:net )?property,? (?:plant,? )?and equipment,? (?:net|less .*)"
+        r"|(?:total )?(?:net )?property,? (?:plant,? )?and equipment"
+        r"|property and equipment, net|net property and equipment",
+        r"property",
+        "balance",
+    ),
+    "accounts_payable": _item(
+        "accounts payable",
+        r"(?:trade )?accounts payable(?:, trade)?",
+        r"accounts payable",
+        "balance",
+    ),
+    "equity": _item(
+        "total shareholders' equity",
+        r"total (?:stockholders|shareholders|shareowners|common shareholders)' equity"
+        r"(?: attributable to (?!non)[\w .,'&-]+)?",
+        r"equity",
+        "balance",
+    ),
+    "operating_cash_flow": _item(
+        "net cash provided by operating activities",
+        r"net cash (?:provided by|from|provided by \(used (?:in|for)\)|\(used in\) provided by)"
+        r" operating activities(?: of continuing operations)?"
+        r"|cash (?:provided by|generated by|from) operati(?:ons|ng activities)",
+        r"operating activities|from operations",
+        "cash",
+    ),
+    "capital_expenditure": _item(
+        "capital expenditure",
+        r"(?:purchases? of|payments for|additions to|acquisitions? of|investments? in)"
+        r" (?:property|land|premises|plant|capital assets)[\w ,]*"
+        r"|capital (?:expenditures?|spending)(?:,? (?:net|excluding|including) [\w ,]+)?",
+        r"property|capital (expenditure|spending)|land",
+        "cash",
+        magnitude=True,
+    ),
+    "dividends": _item(
+        "dividends paid",
+        r"(?:cash )?dividends paid(?: to [\w ]+)?|dividends paid on common stock"
+        r"|(?:cash )?dividends(?: to shareholders)?",
+        r"dividends",
+        "cash",
+        magnitude=True,
+    ),
+    "pretax_income": _item(
+        "income before income taxes",
+        r"(?:income|earnings)(?: \(loss\))?(?: from continuing operations)? before"
+        r" (?:provision for )?income tax(?:es| expense)?(?: and equity .*)?",
+        r"before (provision for )?income tax",
+        "income",
+    ),
+    "income_tax": _item(
+        "provision for income taxes",
+        r"(?:provision for|\(provision\) benefit for|\(benefit\) provision for)? ?income tax"
+        r"(?:es| expense| provision)(?: \(benefit\))?|income tax expense \(benefit\)",
+        r"income tax",
+        "income",
+    ),
+    "interest_expense": _item(
+        "interest expense", r"interest expense(?:, net)?", r"interest expense", "income"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A figure analysts read from line items: how it is asked and how it is worked out."""
+
+    name: str
+    asked: re.Pattern[str]
+    items: tuple[str, ...]
+    formula: Callable[[Mapping[str, float], Mapping[str, float]], float]
+    """Of each item's figure for the year, and for the year before (averaged items, changes)."""
+    unit: Unit
+    shown: str
+    """How it is worked out, with each item's place as `{item}`."""
+    averaged: frozenset[str] = frozenset()
+    """Items (balances) taken as the average of the year's and the year before's."""
+    before: frozenset[str] = frozenset()
+    """Items needed for the year before as well, whatever the formula does with them."""
+
+
+def _avg(items: Mapping[str, float], before: Mapping[str, float], name: str) -> float:
+    return (items[name] + before[name]) / 2
+
+
+def _metric(
+    name: str,
+    asked: str,
+    items: tuple[str, ...],
+    formula: Callable[[Mapping[str, float], Mapping[str, float]], float],
+    unit: Unit,
+    shown: str,
+    *,
+    averaged: tuple[str, ...] = (),
+    before: tuple[str, ...] = (),
+) -> Metric:
+    return Metric(
+        name,
+        re.compile(asked, re.I),
+        items,
+        formula,
+        unit,
+        shown,
+        frozenset(averaged),
+        frozenset(averaged) | frozenset(before),
+    )
+
+
+METRICS: tuple[Metric, ...] = (
+    _metric(
+        "operating cash flow ratio",
+        r"operating cash flow ratio",
+        ("operating_cash_flow", "current_liabilities"),
+        lambda y, b: y["operating_cash_flow"] / y["current_liabilities"],
+        "ratio",
+        "{operating_cash_flow} / {current_liabilities}",
+    ),
+    _metric(
+        "working capital ratio",
+        r"working capital ratio|current ratio",
+        ("current_assets", "current_liabilities"),
+        lambda y, b: y["current_assets"] / y["current_liabilities"],
+        "ratio",
+        "{current_assets} / {current_liabilities}",
+    ),
+    _metric(
+        "working capital",
+        r"working capital",
+        ("current_assets", "current_liabilities"),
+        lambda y, b: y["current_assets"] - y["current_liabilities"],
+        "amount",
+        "{current_assets} - {current_liabilities}",
+    ),
+    _metric(
+        "free cash flow",
+        r"free cash flow|\bFCF\b",
+        ("operating_cash_flow", "capital_expenditure"),
+        lambda y, b: y["operating_cash_flow"] - y["capital_expenditure"],
+        "amount",
+        "{operating_cash_flow} - {capital_expenditure}",
+    ),
+    _metric(
+        "capital expenditure as a share of revenue",
+        r"(?:capex|capital expenditures?|capital spending)\s+(?:as\s+a\s+)?(?:%|percent(?:age)?)"
+        r"\s+of\s+(?:total\s+)?(?:net\s+)?(?:revenues?|sales)",
+        ("capital_expenditure", "revenue"),
+        lambda y, b: 100 * y["capital_expenditure"] / y["revenue"],
+        "percent",
+        "{capital_expenditure} / {revenue}",
+    ),
+    _metric(
+        "depreciation and amortization as a share of revenue",
+        r"(?:D&A|depreciation (?:and|&) amortization)[^?]{0,60}?(?:%\s*margin|\bmargin\b"
+        r"|(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?(?:revenues?|sales))",
+        ("depreciation", "revenue"),
+        lambda y, b: 100 * y["depreciation"] / y["revenue"],
+        "percent",
+        "{depreciation} / {revenue}",
+    ),
+    _metric(
+        "EBITDA margin",
+        r"EBITDA (?:%\s+)?margin",
+        ("operating_income", "depreciation", "revenue"),
+        lambda y, b: 100 * (y["operating_income"] + y["depreciation"]) / y["revenue"],
+        "percent",
+        "({operating_income} + {depreciation}) / {revenue}",
+    ),
+    _metric(
+        "operating income plus depreciation and amortization",
+        r"\bEBITDA\b|operating income\s*(?:\+|plus)\s*depreciation",
+        ("operating_income", "depreciation"),
+        lambda y, b: y["operating_income"] + y["depreciation"],
+        "amount",
+        "{operating_income} + {depreciation}",
+    ),
+    _metric(
+        "capital expenditure",
+        r"\bcapex\b|capital expenditures?(?! ratio)|capital spending",
+        ("capital_expenditure",),
+        lambda y, b: y["capital_expenditure"],
+        "amount",
+        "{capital_expenditure}",
+    ),
+    _metric(
+        "gross margin",
+        r"gross (?:profit )?margin",
+        ("revenue", "cogs"),
+        lambda y, b: 100 * (y["revenue"] - y["cogs"]) / y["revenue"],
+        "percent",
+        "({revenue} - {cogs}) / {revenue}",
+    ),
+    _metric(
+        "operating margin",
+        r"operating (?:profit |income )?margin",
+        ("operating_income", "revenue"),
+        lambda y, b: 100 * y["operating_income"] / y["revenue"],
+        "percent",
+        "{operating_income} / {revenue}",
+    ),
+    _metric(
+        "net profit margin",
+        r"net (?:profit |income )?margin",
+        ("net_income", "revenue"),
+        lambda y, b: 100 * y["net_income"] / y["revenue"],
+        "percent",
+        "{net_income} / {revenue}",
+    ),
+    _metric(
+        "return on assets",
+        r"return on (?:total )?assets|\bROA\b",
+        ("net_income", "total_assets"),
+        lambda y, b: y["net_income"] / _avg(y, b, "total_assets"),
+        "ratio",
+        "{net_income} / {total_assets}",
+        averaged=("total_assets",),
+    ),
+    _metric(
+        "return on equity",
+        r"return on (?:shareholders'? |stockholders'? )?equity|\bROE\b",
+        ("net_income", "equity"),
+        lambda y, b: y["net_income"] / _avg(y, b, "equity"),
+        "ratio",
+        "{net_income} / {equity}",
+        averaged=("equity",),
+    ),
+    _metric(
+        "fixed asset turnover ratio",
+        r"fixed asset turnover",
+        ("revenue", "fixed_assets"),
+        lambda y, b: y["revenue"] / _avg(y, b, "fixed_assets"),
+        "ratio",
+        "{revenue} / {fixed_assets}",
+        averaged=("fixed_assets",),
+    ),
+    _metric(
+        "total asset turnover ratio",
+        r"(?:total )?asset turnover",
+        ("revenue", "total_assets"),
+        lambda y, b: y["revenue"] / _avg(y, b, "total_assets"),
+        "ratio",
+        "{revenue} / {total_assets}",
+        averaged=("total_assets",),
+    ),
+    _metric(
+        "inventory turnover ratio",
+        r"inventory turnover",
+        ("cogs", "inventory"),
+        lambda y, b: y["cogs"] / _avg(y, b, "inventory"),
+        "ratio",
+        "{cogs} / {inventory}",
+        averaged=("inventory",),
+    ),
+    _metric(
+        "days payable outstanding",
+        r"days payables? outstanding|\bDPO\b",
+        ("accounts_payable", "cogs", "inventory"),
+        lambda y, b: (
+            365 * _avg(y, b, "accounts_payable") / (y["cogs"] + y["inventory"] - b["inventory"])
+        ),
+        "days",
+        "365 * {accounts_payable} / ({cogs} + change in {inventory})",
+        averaged=("accounts_payable",),
+        before=("inventory",),
+    ),
+    _metric(
+        "days inventory outstanding",
+        r"days (?:of )?inventory outstanding|\bDIO\b",
+        ("inventory", "cogs"),
+        lambda y, b: 365 * _avg(y, b, "inventory") / y["cogs"],
+        "days",
+        "365 * {inventory} / {cogs}",
+        averaged=("inventory",),
+    ),
+    _metric(
+        "effective tax rate",
+        r"effective (?:income )?tax rate",
+        ("income_tax", "pretax_income"),
+        lambda y, b: 100 * y["income_tax"] / y["pretax_income"],
+        "percent",
+        "{income_tax} / {pretax_income}",
+    ),
+    _metric(
+        "dividend payout ratio",
+        r"dividend payout ratio|payout ratio",
+        ("dividends", "net_income"),
+        lambda y, b: y["dividends"] / y["net_income"],
+        "ratio",
+        "{dividends} / {net_income}",
+    ),
+    _metric(
+        "interest coverage ratio",
+        r"interest coverage|times interest earned",
+        ("operating_income", "interest_expense"),
+        lambda y, b: y["operating_income"] / y["interest_expense"],
+        "ratio",
+        "{operating_income} / {interest_expense}",
+    ),
+)
+"""Most specific first: "working capital ratio" before "working capital", "EBITDA margin"
+before "EBITDA", capital expenditure as a share of revenue before capital expenditure."""
+
+_YEAR = r"((?:19|20)\d\d)"
+_FISCAL_YEAR = re.compile(rf"\b(?:FY\s?|fiscal(?: year)?\s+){_YEAR}\b|\b{_YEAR}\b", re.I)
+_SPAN = re.compile(
+    rf"(?:\bFY\s?|\bfiscal(?: year)?\s+)?{_YEAR}\s*(?:-|\u2013|to|through|and)\s*"
+    rf"(?:\bFY\s?|fiscal(?: year)?\s+)?{_YEAR}",
+    re.I,
+)
+_CAGR = re.compile(r"\bCAGR\b|compound(?:ed)? annual growth", re.I)
+_REVENUE = re.compile(r"revenue|sales", re.I)
+_QUARTER = re.compile(r"\b(?:quarter|Q[1-4]|(?:three|six|nine) months)\b", re.I)
+_NOT_ONE_FIGURE = re.compile(r"\b(?:chang|increas|decreas|compar|differ)\w*", re.I)
+"""A question about a quarter, or about how a metric moved, asks for more than a fiscal year's
+figure (and a quarter's columns would be read as the year's)."""
+_ASKED_SCALE = re.compile(
+    r"\bin (?:units of )?(?:USD |US\$ |\$ ?)?(thousands|millions|billions)\b", re.I
+)
+SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_AVERAGE_OVER_YEARS = re.compile(r"\b(?:\d|two|three|four|five)[- ]year average\b", re.I)
+
+
+@dataclass(frozen=True)
+class MetricQuestion:
+    """What a question asks to compute: a metric for some years, averaged or as growth."""
+
+    metric: Metric
+    years: tuple[int, ...]
+    """The fiscal years it is asked for (one, or the span of an average or a growth rate)."""
+    growth: bool = False
+    """The compound annual growth of the metric from the first year to the last."""
+    scale: str = ""
+    """The scale an amount is asked in ("millions" of "Answer in USD millions"), "" unsaid."""
+
+
+CAGR_OF_REVENUE = _metric(
+    "revenue", r"revenue", ("revenue",), lambda y, b: y["revenue"], "amount", "{revenue}"
+)
+
+
+def asked_metric(question: str) -> MetricQuestion | None:
+    """Returns the metric `question` asks to compute and for which fiscal years; None when it
+    asks for none of METRICS, or names no fiscal year."""
+    if _QUARTER.search(question):
+        return None
+    span = _SPAN.search(question)
+    years: tuple[int, ...]
+    if span:
+        first, last = sorted((int(span.group(1)), int(span.group(2))))
+        years = tuple(range(first, last + 1))
+    else:
+        named = [int(a or b) for a, b in _FISCAL_YEAR.findall(question)]
+        if not named:
+            return None
+        years = (named[0],)
+    if _CAGR.search(question) and _REVENUE.search(question):
+        growth = MetricQuestion(CAGR_OF_REVENUE, (years[0], years[-1]), growth=True)
+        return growth if len(years) > 1 else None
+    metric = next((m for m in METRICS if m.asked.search(question)), None)
+    if metric is None or _NOT_ONE_FIGURE.search(question):
+        return None
+    if len(years) > 1 and not _AVERAGE_OVER_YEARS.search(question):
+        years = (years[-1],)
+    wanted = _ASKED_SCALE.search(question)
+    return MetricQuestion(metric, years, scale=wanted.group(1).lower() if wanted else "")
+
+
+# Rows
+
+
+@dataclass(frozen=True)
+class Row:
+    """A statement's row found in a chunk: its label, one figure per year, where it stands."""
+
+    chunk: Candidate
+    line: tuple[int, int]
+    """The row's line (and the label line above it, for a row of bare figures) in the
+    chunk's content."""
+    label: str
+    figures: Mapping[int, float]
+    statement: Statement | None
+    consolidated: bool
+    """Its statement is titled as the financial statements are ("Consolidated Balance
+    Sheets"), not as a summary of them ("Selected Financial Data", "Balance sheet data")."""
+    scale: str
+    """The table's unit as its header says it ("millions", "thousands"), "" when unsaid."""
+
+
+_CONSOLIDATED = re.compile(r"\b(?:consolidated|condensed|combined)\b", re.I)
+
+MAX_TITLE_CHARS = 100
+"""A line that names a statement or gives a unit is short: a longer one is prose about it."""
+
+_DOTS = re.compile(r"[.\u2026\s]{2,}$|[.\u2026]{2,}")
+_NOTE = re.compile(r"\s*\((?:notes?|see note)[^)]*\)|\s*\([a-z0-9]\)$", re.I)
+_SCALE = re.compile(r"\b(thousands|millions|billions)\b", re.I)
+_LINE = re.compile(r"[^\n]+")
+_COLUMN_YEAR = re.compile(r"(?<![\d$])(?<!\d[,.])((?:19|20)\d\d)(?!\d|%|[.,]\d)")
+"""A year, not a figure's digits ("2,019", "2019.5", "$2019") nor a share ("2019%")."""
+_PERIOD_WORDS = re.compile(
+    r"\s*(?:for the\s+)?(?:fiscal\s+)?(?:years?|quarters?|(?:three|six|nine|twelve)\s+months?"
+    r"|periods?|weeks?)?\s*(?:ended|ending)?\s*:?\s*",
+    re.I,
+)
+"""Words that stand between a column header's dates ("Year Ended")."""
+
+
+def normal_label(label: str) -> str:
+    """Returns a row's label as LineItem.label reads it: lower case, curly quotes straight,
+    leaders ("......"), note references ("(Note 9)") and a trailing colon left out."""
+    text = label.replace("\u2019", "'").replace("\u2018", "'")
+    text = _NOTE.sub("", _DOTS.sub(" ", text))
+    return " ".join(text.lower().rstrip(" :,$").split())
+
+
+def figure_value(cell: str) -> float | None:
+    """Returns a figure cell's value, negative in parentheses, 0 for a nil cell ("—");
+    None for a cell that is no plain figure (a percentage, a multiple)."""
+    text = cell.strip("$\u20ac\u00a3")
+    if text in ("\u2014", "\u2013", "-", "--", "(\u2014)"):
+        return 0.0
+    negative = text.startswith("(") or text.startswith(("-", "\u2212"))
+    digits = text.strip("()-\u2212")
+    if not re.fullmatch(r"\d{1,3}(?:,\d{3})*(?:\.\d+)?|\d+(?:\.\d+)?", digits):
+        return None
+    value = float(digits.replace(",", ""))
+    return -value if negative else value
+
+
+def column_years(header: str) -> list[int]:
+    """Returns the years that head a table's columns, in their order: "December 28, 2019
+    December 29, 2018" gives [2019, 2018]."""
+    return [int(year) for year in _COLUMN_YEAR.findall(header)]
+
+
+def statement_of(title: str) -> Statement | None:
+    """Returns which statement `title` names; None for none of them."""
+    return next((kind for kind, named in _STATEMENTS.items() if named.search(title)), None)
+
+
+def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
+    """Returns the rows of a chunk whose figures the years above them head one for one.
+
+    `above` is the text of the chunk's page before it: a statement's title, its unit and the
+    line (or the run of lines, "November 27," "2015" "November 28," "2014") of its columns'
+    years stand there when the chunk holds rows further down. The nearest of each counts; the
+    table's header (Candidate.table_header_text) and the chunk's section stand in for those
+    the page does not show above it (a table continued from the page before).
+    """
+    years = column_years(chunk.table_header_text)
+    found_scale = _SCALE.search(chunk.table_header_text)
+    scale = found_scale.group(1).lower() if found_scale else ""
+    title = f"{chunk.table_header_text} {chunk.context_header.rsplit('>', 1)[-1]}"
+    statement = statement_of(title)
+    audited = statement is not None and _CONSOLIDATED.search(title) is not None
+    above_lines = [(None, m.group()) for m in _LINE.finditer(above) if m.group().strip()]
+    own_lines = [((m.start(), m.end()), m.group()) for m in _LINE.finditer(chunk.content)]
+    rows = []
+    label_line: tuple[int, int] | None = None
+    run: list[int] | None = None
+    for place, text in [*above_lines, *own_lines]:
+        if not text.strip():
+            continue
+        if is_period_line(text):
+            heads = column_years(text)
+            # "Fiscal years ended December 25, 2021, December 26, 2020 and ..." over "2021
+            # 2020 2019" says the same years twice.
+            repeated = bool(heads) and run is not None and set(heads) <= set(run)
+            run = heads if repeated else [*(run or []), *heads]
+            if run:
+                years = run
+            label_line = None
+            continue
+        if run is not None and (_PERIOD_WORDS.fullmatch(text) or is_unit_line(text)):
+            continue  # "December 26," "2015" "Year Ended" "December 27," "2014": one header
+        run = None
+        if len(text) <= MAX_TITLE_CHARS:
+            named = statement_of(text)
+            if named:
+                statement, audited = named, _CONSOLIDATED.search(text) is not None
+            found_scale = _SCALE.search(text) if is_unit_line(text) or named else None
+            scale = found_scale.group(1).lower() if found_scale else scale
+        if place is None:
+            continue
+        if row_kind(text) not in ("figures", "loose"):
+            label_line = place if re.search(r"[A-Za-z]", text) else None
+            continue
+        label = row_label(text)
+        cells = text.split()[len(label.split()) :]
+        values = [figure_value(cell) for cell in cells if cell not in ("$", "\u20ac", "\u00a3")]
+        line = place
+        if label_line is not None and (not label or _continues(chunk.content, label_line, label)):
+            label = f"{chunk.content[slice(*label_line)]} {label}"
+            line = (label_line[0], place[1])
+        label_line = None
+        if not label or not years or len(values) != len(years) or None in values:
+            continue
+        figures: dict[int, float] = {}
+        for year, value in zip(years, values, strict=True):
+            figures.setdefault(year, value)  # type: ignore[arg-type]
+        rows.append(Row(chunk, line, normal_label(label), figures, statement, audited, scale))
+    return rows
+
+
+def _continues(content: str, label_line: tuple[int, int], label: str) -> bool:
+    """Says whether a row's label goes on from the line above it: that line ends on a word
+    that needs more ("NET INCOME ATTRIBUTABLE TO SHAREOWNERS OF" / "THE COCA-COLA COMPANY
+    $ 1,248"), or the label starts in lower case ("Prepaid expenses" / "and other current
+    assets 161,802")."""
+    before = content[slice(*label_line)].split()
+    return bool(before) and (
+        before[-1].lower() in FUNCTION_WORDS
+        or before[-1].endswith((",", "-"))
+        or label[:1].islower()
+    )
+
+
+def find_row(item: LineItem, rows: Sequence[Row], years: Sequence[int]) -> Row | None:
+    """Returns the row that prints `item` for every one of `years`: one of its own statement
+    first, then one its preferred label names, then the earliest in the document; None when
+    no row does. A balance is never read from a statement of flows (the cash flow statement's
+    "Inventories (277)" is a change), nor a flow from the balance sheet."""
+    fitting = [
+        row
+        for row in rows
+        if item.label.fullmatch(row.label)
+        and all(year in row.figures for year in years)
+        and (row.statement is None or (row.statement == "balance") == (item.statement == "balance"))
+    ]
+    if not fitting:
+        return None
+    return min(
+        fitting,
+        key=lambda row: (
+            row.statement != item.statement,
+            not row.consolidated,
+            item.prefer is not None and not item.prefer.search(row.label),
+            row.chunk.page_start,
+            row.chunk.chunk_id,
+            row.line[0],
+        ),
+    )
+
+
+# The answer
+
+
+def computed_answer(
+    asked: MetricQuestion, chunks: Sequence[tuple[Candidate, str]]
+) -> Answer | None:
+    """Returns the answer that computes `asked` from the rows of `chunks` (one document's,
+    each with its page's text above it): the result and how it was reached, then each row used
+    quoted and cited; None when a line item is not found for every year needed."""
+    rows = [row for chunk, above in chunks for row in chunk_rows(chunk, above)]
+    metric = asked.metric
+    found: dict[str, Row] = {}
+    for name in metric.items:
+        needed = {year - 1 if name in metric.before else year for year in asked.years} | set(
+            asked.years
+        )
+        row = find_row(LINE_ITEMS[name], rows, sorted(needed))
+        if row is None:
+            return None
+        found[name] = row
+    values = []
+    for year in asked.years:
+        now = {name: _value(name, row, year) for name, row in found.items()}
+        before = {
+            name: _value(name, row, year - 1)
+            for name, row in found.items()
+            if year - 1 in row.figures
+        }
+        try:
+            values.append(metric.formula(now, before))
+        except (KeyError, ZeroDivisionError):
+            return None
+    if asked.growth:
+        first, last = values[0], values[-1]
+        periods = asked.years[-1] - asked.years[0]
+        if first <= 0 or last <= 0:
+            return None
+        result = 100 * ((last / first) ** (1 / periods) - 1)
+        unit: Unit = "percent"
+        name = "CAGR of revenue"
+    else:
+        result, unit, name = fmean(values), metric.unit, metric.name
+        if len(asked.years) > 1:
+            name = f"{len(asked.years)}-year average {name}"
+    years = _years_shown(asked)
+    scales = {row.scale for row in found.values() if row.scale}
+    scale = next(iter(scales)) if len(scales) == 1 else ""
+    how = _how(asked, found)
+    shown = _shown(result, unit, scale, asked.scale)
+    statement = f"{years} {name}: {shown} ({how})."
+    quotes = [
+        Quote(
+            row.chunk,
+            (row.line,),
+            _quoted(row),
+            COMPUTED_CONFIDENCE,
+            row.chunk.table_header if _headed(row) else None,
+        )
+        for row in _distinct(found.values())
+    ]
+    answer = cite(quotes)
+    return Answer(
+        text=f"{statement} {answer.text}",
+        sources=answer.sources,
+        citations=answer.citations,
+        confidence=answer.confidence,
+        claims=answer.claims,
+    )
+
+
+def _value(name: str, row: Row, year: int) -> float:
+    value = row.figures[year]
+    return abs(value) if LINE_ITEMS[name].magnitude else value
+
+
+def _distinct(rows: Iterable[Row]) -> list[Row]:
+    seen: dict[tuple[uuid.UUID, int], Row] = {}
+    for row in rows:
+        seen.setdefault((row.chunk.chunk_id, row.line[0]), row)
+    return list(seen.values())
+
+
+def _years_shown(asked: MetricQuestion) -> str:
+    if len(asked.years) == 1:
+        return f"FY{asked.years[0]}"
+    return f"FY{asked.years[0]}-FY{asked.years[-1]}"
+
+
+def _how(asked: MetricQuestion, found: Mapping[str, Row]) -> str:
+    metric = asked.metric
+    if asked.growth:
+        first, last = asked.years[0], asked.years[-1]
+        row = found["revenue"]
+        return (
+            f"revenue {_figure(row.figures[last])} in FY{last} against "
+            f"{_figure(row.figures[first])} in FY{first}, over {last - first} years"
+        )
+    shown = {}
+    for name, row in found.items():
+        label = LINE_ITEMS[name].name
+        if name in metric.averaged or name in metric.before:
+            year = asked.years[-1]
+            pair = f"{_figure(_value(name, row, year))} and {_figure(_value(name, row, year - 1))}"
+            kind = "average " if name in metric.averaged else ""
+            shown[name] = f"{kind}{label} ({pair})"
+        else:
+            each = ", ".join(_figure(_value(name, row, year)) for year in asked.years)
+            shown[name] = f"{label} {each}"
+    return metric.shown.format(**shown)
+
+
+def _figure(value: float) -> str:
+    if value == int(value):
+        return f"{int(value):,}"
+    return f"{value:,.1f}"
+
+
+def _shown(result: float, unit: Unit, scale: str, wanted: str) -> str:
+    """Returns the result as its unit writes it; an amount in the table's scale ("1,832
+    million"), and in the scale the question asks for as well where that differs ("4.63
+    billion (4,625 million)")."""
+    if unit == "percent":
+        return f"{result:.1f}%"
+    if unit == "days":
+        return f"{result:.2f} days"
+    if unit == "ratio":
+        return f"{result:.2f}"
+    amount = _figure(round(result, 1))
+    if not scale:
+        return amount
+    stated = f"{amount} {scale.rstrip('s')}"
+    if not wanted or wanted == scale:
+        return stated
+    converted = result * SCALES[scale] / SCALES[wanted]
+    return f"{converted:,.2f} {wanted.rstrip('s')} ({stated})"
+
+
+def _quoted(row: Row) -> str:
+    shown = shown_text(row.chunk.content, (row.line,))
+    return f"{row.chunk.table_header_text} {shown}" if _headed(row) else shown
+
+
+def _headed(row: Row) -> bool:
+    """Says whether a row is quoted with its table's header: one that heads its columns with
+    years and is not the row itself (a table found from its first row)."""
+    header = row.chunk.table_header_text
+    return bool(column_years(header)) and shown_text(row.chunk.content, (row.line,)) not in header

@@ -1,0 +1,208 @@
+"""Computed answers: the metric a question asks for, the statement rows that hold its line
+items, and the answer worked out from them with each row cited."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from app.answer.metrics import (
+    LINE_ITEMS,
+    asked_metric,
+    chunk_rows,
+    column_years,
+    computed_answer,
+    find_row,
+    normal_label,
+)
+from app.core.chunks import Candidate
+
+
+def statement_chunk(n: int, content: str, *, page: int, context: str = "") -> Candidate:
+    return Candidate(
+        chunk_id=uuid.UUID(int=n),
+        document_id=uuid.UUID(int=1),
+        document_filename="acme-10k.pdf",
+        document_title="Acme Corp 10-K",
+        distance=0.5,
+        content=content,
+        page_start=page,
+        page_end=page,
+        page_span_start=0,
+        page_span_end=len(content),
+        context_header=context,
+    )
+
+
+INCOME = statement_chunk(
+    1,
+    "Consolidated Statements of Income\n(in millions, except per share data)\n"
+    "December 28, 2019 December 29, 2018 December 30, 2017\n"
+    "Net sales $ 24,977 $ 26,268 $ 26,076\nCost of products sold 16,830 17,347 17,043\n",
+    page=50,
+)
+BALANCE_ROWS = statement_chunk(
+    2,
+    "Income taxes receivable 173 152\n\nInventories 2,721 2,667\n\nPrepaid expenses 384 400\n",
+    page=52,
+)
+BALANCE_ABOVE = (
+    "Consolidated Balance Sheets\n(in millions, except per share data)\nASSETS\n\n"
+    "December 28, 2019 December 29, 2018\n\nCash and cash equivalents $ 2,279 $ 1,130\n"
+)
+CASH = statement_chunk(
+    3,
+    "Consolidated Statements of Cash Flows\n(in millions)\n2019 2018 2017\n"
+    "Changes in current assets and liabilities:\nInventories (277) (251) (236)\n",
+    page=54,
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "metric", "years"),
+    [
+        (
+            "What is the FY2017 return on assets (ROA) for Coca Cola? ROA is defined as: FY2017 net"
+            " income / (average total assets between FY2016 and FY2017). Round your answer.",
+            "return on assets",
+            (2017,),
+        ),
+        (
+            "What is the FY2018 - FY2020 3 year average of capex as a % of revenue for MGM?",
+            "capital expenditure as a share of revenue",
+            (2018, 2019, 2020),
+        ),
+        (
+            "What is Lockheed Martin's 2 year total revenue CAGR from FY2020 to FY2022?",
+            "revenue",
+            (2020, 2022),
+        ),
+        (
+            "What is Kraft Heinz's FY2019 inventory turnover ratio?",
+            "inventory turnover ratio",
+            (2019,),
+        ),
+        (
+            "Does American Water Works have positive working capital based on FY2022 data?",
+            "working capital",
+            (2022,),
+        ),
+        ("What is the FY2020 working capital ratio?", "working capital ratio", (2020,)),
+    ],
+)
+def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple[int, ...]) -> None:
+    asked = asked_metric(question)
+    assert asked is not None
+    assert (asked.metric.name, asked.years) == (metric, years)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # A quarter's columns would be read as the year's; a change is more than one figure.
+        "What was the gross margin in the third quarter of 2022?",
+        "How much has the effective tax rate of Corning changed between FY2021 and FY2022?",
+        "What is the maximum context length Qwen2 can handle?",
+        "What is the inventory turnover ratio?",  # no year to compute it for
+    ],
+)
+def test_questions_that_ask_no_computed_figure(question: str) -> None:
+    assert asked_metric(question) is None
+
+
+def test_the_scale_asked_for() -> None:
+    asked = asked_metric("What is the FY2021 capital expenditure amount (in USD billions)?")
+    assert asked is not None and asked.scale == "billions"
+
+
+def test_column_years_are_years_not_figures() -> None:
+    header = "Fiscal years ended December 25, 2021, December 26, 2020 and December 28, 2019"
+    assert column_years(header) == [2021, 2020, 2019]
+    assert column_years("2,019 2019.5 2019% $2019 (2018)") == [2018]
+
+
+def test_labels_lose_leaders_notes_and_case() -> None:
+    assert normal_label("Total current liabilities..........") == "total current liabilities"
+    assert normal_label("Goodwill, net (Note 9)") == "goodwill, net"
+    assert normal_label("TOTAL CURRENT LIABILITIES:") == "total current liabilities"
+
+
+def test_rows_take_their_years_and_statement_from_the_page_above() -> None:
+    # The table's header was found wrongly (its first row), as chunking may: the page's text
+    # above the chunk says the statement, the unit and the years.
+    rows = chunk_rows(BALANCE_ROWS, BALANCE_ABOVE)
+    inventories = next(row for row in rows if row.label == "inventories")
+    assert inventories.figures == {2019: 2721.0, 2018: 2667.0}
+    assert (inventories.statement, inventories.scale) == ("balance", "millions")
+
+
+def test_a_header_of_dates_on_lines_of_their_own() -> None:
+    above = (
+        "Consolidated Statements of Cash Flows\n\nDecember 26,\n\n2015\n\nYear Ended\n\n"
+        "December 27,\n\n2014\n\nDecember 28,\n\n2013\n\n(In millions)\n"
+    )
+    chunk = statement_chunk(4, "Depreciation and amortization 167 203 236\n", page=60)
+    (row,) = chunk_rows(chunk, above)
+    assert row.figures == {2015: 167.0, 2014: 203.0, 2013: 236.0}
+
+
+def test_a_label_that_goes_on_from_the_line_above() -> None:
+    chunk = statement_chunk(
+        5,
+        "Consolidated Statements of Income\n2017 2016 2015\n"
+        "NET INCOME ATTRIBUTABLE TO SHAREOWNERS OF\n"
+        "THE COCA-COLA COMPANY $ 1,248 $ 6,527 $ 7,351\n",
+        page=74,
+    )
+    (row,) = chunk_rows(chunk)
+    assert row.label == "net income attributable to shareowners of the coca-cola company"
+    assert row.figures[2017] == 1248.0
+
+
+def test_a_balance_is_never_read_from_a_statement_of_flows() -> None:
+    rows = chunk_rows(CASH)  # "Inventories (277)": a change, not a balance
+    assert find_row(LINE_ITEMS["inventory"], rows, [2019, 2018]) is None
+    rows += chunk_rows(BALANCE_ROWS, BALANCE_ABOVE)
+    found = find_row(LINE_ITEMS["inventory"], rows, [2019, 2018])
+    assert found is not None and found.figures[2019] == 2721.0
+
+
+def test_the_answer_works_out_the_metric_and_cites_each_row() -> None:
+    asked = asked_metric("What is Kraft Heinz's FY2019 inventory turnover ratio?")
+    assert asked is not None
+    answer = computed_answer(asked, [(INCOME, ""), (BALANCE_ROWS, BALANCE_ABOVE), (CASH, "")])
+    assert answer is not None
+    assert answer.text.startswith(
+        "FY2019 inventory turnover ratio: 6.25 (cost of sales 16,830 / average inventories "
+        "(2,721 and 2,667))."
+    )
+    assert "Cost of products sold 16,830 17,347 17,043 [1]" in answer.text
+    assert "Inventories 2,721 2,667 [2]" in answer.text
+    assert answer.sources == ["acme-10k.pdf, p. 50", "acme-10k.pdf, p. 52"]
+    assert [claim.chunk.chunk_id for claim in answer.claims] == [
+        INCOME.chunk_id,
+        BALANCE_ROWS.chunk_id,
+    ]
+    for claim in answer.claims:
+        assert claim.text == claim.chunk.content[claim.start : claim.end].strip()
+
+
+def test_no_answer_when_a_line_item_is_missing() -> None:
+    asked = asked_metric("What is Kraft Heinz's FY2019 inventory turnover ratio?")
+    assert asked is not None
+    assert computed_answer(asked, [(INCOME, ""), (CASH, "")]) is None
+
+
+def test_an_amount_in_the_scale_asked_for() -> None:
+    chunk = statement_chunk(
+        6,
+        "Consolidated Statement of Cash Flows\n(in millions)\n2021 2020 2019\n"
+        "Capital spending (4,625) (4,240) (4,232)\n",
+        page=63,
+    )
+    asked = asked_metric("What is the FY2021 capital expenditure amount (in USD billions)?")
+    assert asked is not None
+    answer = computed_answer(asked, [(chunk, "")])
+    assert answer is not None
+    assert answer.text.startswith("FY2021 capital expenditure: 4.62 billion (4,625 million)")
