@@ -91,6 +91,8 @@ class Outcome:
     citation_hit: bool | None
     answer_ms: float
     """The answer stage's time as the service reports it (`timings_ms`)."""
+    result_hit: bool | None = None
+    """For a computed question, whether the answer states the computed figure itself."""
 
     @property
     def counted(self) -> bool:
@@ -113,6 +115,26 @@ def judge(question: Answerable, source: str, response: dict[str, Any]) -> Outcom
         answer_hit=gave and states_fact(response["answer"], question.answer_patterns),
         citation_hit=gave and first_gold_rank(citations, question, len(citations)) is not None,
         answer_ms=response["timings_ms"]["answer"],
+        result_hit=gave and states_fact(response["answer"], question.result_patterns)
+        if question.computed
+        else None,
+    )
+
+
+def computed_results(outcomes: Sequence[Outcome]) -> str:
+    """Returns how many of FinanceBench's computed questions the answer states the figure
+    of, in one collection and within the question's own filing."""
+    parts = []
+    for source in ("financebench", OWN_FILING):
+        computed = [o for o in outcomes if o.source == source and o.computed]
+        if computed:
+            stated = sum(bool(o.result_hit) for o in computed)
+            parts.append(f"{stated} of {len(computed)} ({source})")
+    if not parts:
+        return ""
+    return (
+        "FinanceBench's computed questions whose answer states the computed figure itself "
+        '(`result_patterns`: "0.66", not a line item): ' + ", ".join(parts) + "."
     )
 
 
@@ -327,6 +349,8 @@ def section(
             "",
             markdown_table(FIGURE_HEADER, by_source),
             "",
+            computed_results(outcomes),
+            "",
             "By kind (docs and 10-Q questions):",
             "",
             markdown_table(["kind", *FIGURE_HEADER[1:]], by_kind),
@@ -386,6 +410,7 @@ def main() -> None:
         {"top_k": TOP_K, "sets": args.sets, "every": args.every,
          "questions": [
              {"id": o.id, "source": o.source, "kind": o.kind, "computed": o.computed,
+             "result_hit": o.result_hit,
               "status": o.status, "answer": o.answer, "confidence": round(o.confidence, 4),
               "answer_hit": o.answer_hit, "citation_hit": o.citation_hit}
              for o in outcomes

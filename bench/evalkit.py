@@ -61,6 +61,8 @@ class Question:
     in_table: bool = False
     computed: bool = False
     """FinanceBench: no sentence states the answer, the patterns match its line items."""
+    result_patterns: tuple[str, ...] = ()
+    """For a computed question, the patterns of the computed figure itself."""
 
     @property
     def filename(self) -> str:
@@ -103,6 +105,7 @@ def financebench_questions() -> list[Question]:
                 answer_patterns=tuple(fact["answer_patterns"]),
                 source="financebench",
                 computed=fact["computed"],
+                result_patterns=tuple(fact.get("result_patterns", ())),
             )
         )
     return questions

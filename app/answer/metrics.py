@@ -23,6 +23,7 @@ from typing import Literal
 from app.answer.claims import Answer, Quote, cite, shown_text
 from app.core.chunks import Candidate
 from app.core.rows import FUNCTION_WORDS, is_period_line, is_unit_line, row_kind, row_label
+from app.core.sentences import split_sentences
 
 Statement = Literal["balance", "income", "cash"]
 Unit = Literal["ratio", "percent", "amount", "days"]
@@ -494,12 +495,20 @@ def asked_metric(question: str) -> MetricQuestion | None:
         growth = MetricQuestion(CAGR_OF_REVENUE, (years[0], years[-1]), growth=True)
         return growth if len(years) > 1 else None
     metric = next((m for m in METRICS if m.asked.search(question)), None)
-    if metric is None or _NOT_ONE_FIGURE.search(question):
+    if metric is None or _NOT_ONE_FIGURE.search(_asking(question)):
         return None
     if len(years) > 1 and not _AVERAGE_OVER_YEARS.search(question):
         years = (years[-1],)
     wanted = _ASKED_SCALE.search(question)
     return MetricQuestion(metric, years, scale=wanted.group(1).lower() if wanted else "")
+
+
+def _asking(question: str) -> str:
+    """Returns the sentences of `question` that ask ("?"), all of it when none does: a
+    metric's definition may speak of a change ("+ change in inventory") the question does
+    not ask for."""
+    asking = [question[a:b] for a, b in split_sentences(question) if "?" in question[a:b]]
+    return " ".join(asking) or question
 
 
 # Rows

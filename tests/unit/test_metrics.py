@@ -206,3 +206,13 @@ def test_an_amount_in_the_scale_asked_for() -> None:
     answer = computed_answer(asked, [(chunk, "")])
     assert answer is not None
     assert answer.text.startswith("FY2021 capital expenditure: 4.62 billion (4,625 million)")
+
+
+def test_a_definition_that_speaks_of_a_change_still_asks_for_the_metric() -> None:
+    asked = asked_metric(
+        "What is FY2018 days payable outstanding (DPO) for Walmart? DPO is defined as: 365 * "
+        "(average accounts payable between FY2017 and FY2018) / (FY2018 COGS + change in "
+        "inventory between FY2017 and FY2018). Round your answer to two decimal places."
+    )
+    assert asked is not None
+    assert (asked.metric.name, asked.years) == ("days payable outstanding", (2018,))
