@@ -197,6 +197,19 @@ LINE_ITEMS: dict[str, LineItem] = {
     "interest_expense": _item(
         "interest expense", r"interest expense(?:, net)?", r"interest expense", "income"
     ),
+    "selling_expense": _item(
+        "selling, general and administrative expenses",
+        r"(?:total )?selling, general,? and administrative(?: expenses?| costs?)?",
+        r"selling, general",
+        "income",
+    ),
+    "receivables": _item(
+        "accounts receivable",
+        r"(?:trade |accounts |accounts and notes )?receivables?(?:,? net| - net)?(?: of .*)?"
+        r"|accounts receivable(?:,? net)?(?:,? less .*| of .*)?",
+        r"receivable",
+        "balance",
+    ),
 }
 
 
@@ -425,6 +438,33 @@ METRICS: tuple[Metric, ...] = (
         lambda y, b: y["dividends"] / y["net_income"],
         "ratio",
         "{dividends} / {net_income}",
+    ),
+    _metric(
+        "cost of sales as a share of revenue",
+        r"(?:COGS|cost of (?:goods |products )?(?:sold|sales))\s+(?:%\s*margin|(?:as\s+a\s+)?"
+        r"(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?(?:revenues?|sales))",
+        ("cogs", "revenue"),
+        lambda y, b: 100 * y["cogs"] / y["revenue"],
+        "percent",
+        "{cogs} / {revenue}",
+    ),
+    _metric(
+        "SG&A as a share of revenue",
+        r"(?:SG&A|selling, general,? and administrative(?: expenses?)?)\s+(?:%\s*margin|(?:as\s+a"
+        r"\s+)?(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?(?:revenues?|sales))",
+        ("selling_expense", "revenue"),
+        lambda y, b: 100 * y["selling_expense"] / y["revenue"],
+        "percent",
+        "{selling_expense} / {revenue}",
+    ),
+    _metric(
+        "days sales outstanding",
+        r"days sales outstanding|\bDSO\b",
+        ("receivables", "revenue"),
+        lambda y, b: 365 * _avg(y, b, "receivables") / y["revenue"],
+        "days",
+        "365 * {receivables} / {revenue}",
+        averaged=("receivables",),
     ),
     _metric(
         "interest coverage ratio",

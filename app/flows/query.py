@@ -196,9 +196,11 @@ def metric_answer(query: str, ranked: Sequence[Candidate], session: Session) -> 
     if asked is None:
         return None
     patterns = [LINE_ITEMS[name].search for name in asked.metric.items]
-    for document_id in list(dict.fromkeys(chunk.document_id for chunk in ranked))[
-        :COMPUTED_DOCUMENTS
-    ]:
+    # A document the question names (its company, its year) is read before one that only
+    # ranks well: another company's statements would answer with its figures.
+    named = [chunk.document_id for chunk in ranked if chunk.name_boost > 0]
+    documents = list(dict.fromkeys([*named, *(chunk.document_id for chunk in ranked)]))
+    for document_id in documents[:COMPUTED_DOCUMENTS]:
         answer = computed_answer(asked, chunks_holding(session, document_id, patterns))
         if answer is not None:
             return answer

@@ -89,6 +89,13 @@ CASH = statement_chunk(
             (2022,),
         ),
         ("What is the FY2020 working capital ratio?", "working capital ratio", (2020,)),
+        ("What is Costco's FY2021 SG&A as a % of revenue?", "SG&A as a share of revenue", (2021,)),
+        (
+            "What is the FY2019 COGS % margin for Best Buy?",
+            "cost of sales as a share of revenue",
+            (2019,),
+        ),
+        ("What is Nike's FY2020 days sales outstanding (DSO)?", "days sales outstanding", (2020,)),
     ],
 )
 def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple[int, ...]) -> None:
