@@ -3,9 +3,10 @@ items its statements print, each of them quoted and cited.
 
 A filing prints line items, rarely the ratios read from them: no sentence of Kraft Heinz's 10-K
 answers "What is Kraft Heinz's FY2019 inventory turnover ratio?", and a quote of one row answers
-half of it. When a question names a metric of METRICS, the rows holding its line items are read
-(label, then one figure per column, the columns' years from the table's header) and the metric is
-worked out for the year asked, with the year before where a balance is averaged. The answer
+half of it. When a question names a metric of METRICS and a fiscal year, the rows holding its
+line items are read (label, then one figure per column; the columns' years, the unit and the
+statement from the page above the rows) and the metric is worked out for the year asked, with
+the year before where a balance is averaged. The answer
 says the result and how it was reached, then quotes each row it used, cited like any claim.
 Where a line item is not found with a figure for each year needed, there is no computed answer
 and the question is answered as any other.
@@ -14,8 +15,7 @@ and the question is answered as any other.
 from __future__ import annotations
 
 import re
-import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 from typing import Literal
@@ -786,7 +786,7 @@ def computed_answer(
             COMPUTED_CONFIDENCE,
             row.chunk.table_header if _headed(row) else None,
         )
-        for row in _distinct(found.values())
+        for row in found.values()
     ]
     answer = cite(quotes)
     return Answer(
@@ -801,13 +801,6 @@ def computed_answer(
 def _value(name: str, row: Row, year: int) -> float:
     value = row.figures[year]
     return abs(value) if LINE_ITEMS[name].magnitude else value
-
-
-def _distinct(rows: Iterable[Row]) -> list[Row]:
-    seen: dict[tuple[uuid.UUID, int], Row] = {}
-    for row in rows:
-        seen.setdefault((row.chunk.chunk_id, row.line[0]), row)
-    return list(seen.values())
 
 
 def _years_shown(asked: MetricQuestion) -> str:
