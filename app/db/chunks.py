@@ -98,10 +98,12 @@ def count_other_models(session: Session, model: str) -> dict[str, int]:
 
 def chunks_of_other_models(
     session: Session, model: str, *, after: uuid.UUID | None, limit: int
-) -> Sequence[Row[uuid.UUID, str, str]]:
-    """Returns (id, context header, content) of up to `limit` chunks that a model other than
-    `model` embedded, in chunk id order, from the first id past `after`."""
-    query = select(Chunk.id, Chunk.context_header, Chunk.content).where(embedded_by_others(model))
+) -> Sequence[Row[uuid.UUID, str, str, list[str]]]:
+    """Returns (id, context header, content, flags) of up to `limit` chunks that a model other
+    than `model` embedded, in chunk id order, from the first id past `after`."""
+    query = select(Chunk.id, Chunk.context_header, Chunk.content, Chunk.flags).where(
+        embedded_by_others(model)
+    )
     if after is not None:
         query = query.where(Chunk.id > after)
     return session.execute(query.order_by(Chunk.id).limit(limit)).all()

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from app.db.chunks import chunks_of_other_models, count_other_models, store_vectors
 from app.embedding import embed_texts
-from app.flows.ingest_stages import EMBED_GROUP, embedding_text
+from app.flows.ingest_stages import EMBED_GROUP, embedded_header, embedding_text
 from app.flows.runtime import Runtime
 
 
@@ -31,7 +31,8 @@ def reembed_chunks(
     model embedded, in chunk id order, `batch_size` per transaction; `on_batch` is told each
     committed batch's size.
 
-    The same text is embedded as at ingestion: the context header, then the content. A pass
+    The same text is embedded as at ingestion: the context header (none for furniture), then
+    the content. A pass
     starts again from the first id until one finds nothing left, so that chunks stored
     meanwhile by a service still running the old model are re-embedded too.
     """
@@ -42,8 +43,11 @@ def reembed_chunks(
         with runtime.sessions.begin() as session:
             rows = chunks_of_other_models(session, model, after=after, limit=batch_size)
             if rows:
-                texts = [embedding_text(header, content) for _, header, content in rows]
-                ids = [chunk_id for chunk_id, _, _ in rows]
+                texts = [
+                    embedding_text(embedded_header(header, flags), content)
+                    for _, header, content, flags in rows
+                ]
+                ids = [chunk_id for chunk_id, *_ in rows]
                 store_vectors(session, ids, embed_texts(runtime.embedder, texts), model=model)
         if rows:
             done += len(rows)

@@ -19,7 +19,7 @@ from app.core.errors import ConfigurationError
 from app.db.migrate import migrations_path
 from app.embedding import embed_texts
 from app.embedding.backends import E5_MODEL
-from app.flows.ingest_stages import embedding_text
+from app.flows.ingest_stages import embedded_header, embedding_text
 from app.flows.reembed import reembed_chunks
 from app.flows.runtime import open_runtime
 
@@ -101,14 +101,17 @@ def test_reembedded_vectors_are_the_models_own_for_the_ingestion_text(
         with runtime.engine.connect() as connection:
             # As text: pgvector's Python types differ between its releases.
             rows = connection.execute(
-                sa.text("SELECT context_header, content, embedding::text FROM chunks ORDER BY id")
+                sa.text(
+                    "SELECT context_header, content, flags, embedding::text FROM chunks ORDER BY id"
+                )
             ).all()
-        expected = embed_texts(runtime.embedder, [embedding_text(h, c) for h, c, _ in rows])
+        texts = [embedding_text(embedded_header(h, flags), c) for h, c, flags, _ in rows]
+        expected = embed_texts(runtime.embedder, texts)
     finally:
         runtime.close()
-    stored = np.array([json.loads(vector) for _, _, vector in rows], dtype=np.float32)
+    stored = np.array([json.loads(vector) for *_, vector in rows], dtype=np.float32)
     np.testing.assert_allclose(stored, expected, atol=1e-6)
-    assert all(header for header, _, _ in rows)  # the header was embedded with the text
+    assert all(header for header, *_ in rows)  # the header was embedded with the text
 
 
 def test_ingesting_with_e5_records_it_and_sizes_chunks_in_its_tokens(

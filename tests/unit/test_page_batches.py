@@ -22,6 +22,7 @@ from app.embedding import Embedder
 from app.flows.ingest_stages import (
     ChunkingParams,
     embed_drafts,
+    embedded_header,
     embedding_text,
     page_batches,
     read_pdf,
@@ -163,16 +164,22 @@ def test_every_chunk_gets_its_own_texts_vector_and_a_repeated_text_is_embedded_o
     embedder = TextEmbedder()
     vectors = embed_drafts(embedder, drafts, deadline=None)
     assert sorted(embedder.seen) == sorted(
-        {embedding_text(draft.context_header, draft.content) for draft in drafts}
+        {embedding_text(embedded_header(d.context_header, d.flags), d.content) for d in drafts}
     )
     assert vectors.tolist() == [
-        TextEmbedder.vector(embedding_text(draft.context_header, draft.content)) for draft in drafts
+        TextEmbedder.vector(embedding_text(embedded_header(d.context_header, d.flags), d.content))
+        for d in drafts
     ]
 
     _, batches = read_in_batches(pdf_path, TextEmbedder(), batch_pages=2)
     for batch in batches:
         assert batch.vectors.tolist() == [
-            TextEmbedder.vector(embedding_text(chunk.draft.context_header, chunk.draft.content))
+            TextEmbedder.vector(
+                embedding_text(
+                    embedded_header(chunk.draft.context_header, chunk.draft.flags),
+                    chunk.draft.content,
+                )
+            )
             for chunk in batch.chunks
         ]
 
@@ -194,3 +201,10 @@ def test_a_failure_of_the_model_in_its_thread_reaches_the_ingestion(pdf_path: Pa
         )
         with pytest.raises(EmbeddingUnavailable, match="the model is gone"):
             list(batches)
+
+
+def test_furniture_is_embedded_without_its_context_header() -> None:
+    # Results leave a page's furniture out unless asked; its running head repeats under every
+    # section's header, and alone it is embedded once.
+    assert embedded_header("Acme 10-K > Part II", ("furniture",)) == ""
+    assert embedded_header("Acme 10-K > Part II", ("table",)) == "Acme 10-K > Part II"
