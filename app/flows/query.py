@@ -57,8 +57,8 @@ logger = logging.getLogger(__name__)
 VIEWER_PATH = "/api/v1/viewer"
 
 COMPUTED_DOCUMENTS = 2
-"""A computed answer reads the statements of at most this many documents, those of the best
-ranked chunks first: the question names its filing, which retrieval ranks first."""
+"""A computed answer reads the statements of at most this many documents: those the question
+names first (metric_answer), then those of the best ranked chunks."""
 
 
 def search_filters(filters: QueryFilters, settings: Settings) -> SearchFilters:
