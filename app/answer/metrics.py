@@ -57,8 +57,8 @@ class LineItem:
     """A PostgreSQL regular expression that every chunk holding such a row matches."""
     statement: Statement
     magnitude: bool = False
-    """The item is an outflow printed in parentheses (capital spending, dividends paid): its
-    size counts."""
+    """The item is an outflow some statements print in parentheses (capital spending,
+    dividends paid, interest expense): its size counts."""
     prefer: re.Pattern[str] | None = None
     """Of the rows that print it, those whose label this matches come first: the net income
     attributable to the company's shareholders before the consolidated one."""
@@ -189,13 +189,18 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "income_tax": _item(
         "provision for income taxes",
-        r"(?:provision for|\(provision\) benefit for|\(benefit\) provision for)? ?income tax"
-        r"(?:es| expense| provision)(?: \(benefit\))?|income tax expense \(benefit\)",
+        r"(?:(?:provision|benefit|for|from|and|[()/\s])+)?"
+        r"income tax(?:es| expense| provision)(?: \(benefit\)| benefit)?"
+        r"(?: from continuing operations)?",
         r"income tax",
         "income",
     ),
     "interest_expense": _item(
-        "interest expense", r"interest expense(?:, net)?", r"interest expense", "income"
+        "interest expense",
+        r"interest expense(?:, net)?",
+        r"interest expense",
+        "income",
+        magnitude=True,
     ),
     "selling_expense": _item(
         "selling, general and administrative expenses",

@@ -223,3 +223,27 @@ def test_a_definition_that_speaks_of_a_change_still_asks_for_the_metric() -> Non
     )
     assert asked is not None
     assert (asked.metric.name, asked.years) == ("days payable outstanding", (2018,))
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["Provision for/(benefit from) income taxes", "(Benefit) provision for income taxes",
+     "Income tax expense (benefit)", "Income taxes from continuing operations"],
+)  # fmt: skip
+def test_the_labels_of_the_income_tax_line(label: str) -> None:
+    assert LINE_ITEMS["income_tax"].label.fullmatch(normal_label(label))
+    assert not LINE_ITEMS["income_tax"].label.fullmatch(normal_label("Deferred income taxes"))
+
+
+def test_an_expense_printed_in_parentheses_counts_by_its_size() -> None:
+    chunk = statement_chunk(
+        7,
+        "Consolidated Statements of Income\n(dollars in millions)\n2021 2020 2019\n"
+        "Operating Income 32,448 28,798 30,378\nInterest expense (3,485) (4,247) (4,730)\n",
+        page=51,
+    )
+    asked = asked_metric("What is Verizon's FY2021 interest coverage ratio?")
+    assert asked is not None
+    answer = computed_answer(asked, [(chunk, "")])
+    assert answer is not None
+    assert answer.text.startswith("FY2021 interest coverage ratio: 9.31 ")
