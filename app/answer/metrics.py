@@ -64,6 +64,11 @@ class LineItem:
     attributable to the company's shareholders before the consolidated one."""
 
 
+_OR_LOSS = r"(?: ?/ ?\(loss\)| \(loss\))?"
+"""What a label of income may add for the years it was a loss: "Net income (loss)",
+"Income/(loss) before income taxes"."""
+
+
 def _item(
     name: str,
     label: str,
@@ -103,14 +108,14 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "operating_income": _item(
         "operating income",
-        r"(?:total )?operating income(?: \(loss\))?|income(?: \(loss\))? from operations"
+        rf"(?:total )?operating income{_OR_LOSS}|income{_OR_LOSS} from operations"
         r"|operating profit|earnings from operations",
         r"operating (income|profit)|from operations",
         "income",
     ),
     "net_income": _item(
         "net income",
-        r"net (?:income|earnings)(?: \(loss\))?(?: attributable to (?!non)[\w .,'&-]+)?",
+        rf"net (?:income|earnings){_OR_LOSS}(?: attributable to (?!non)[\w .,'&-]+)?",
         r"net (income|earnings)",
         "income",
         prefer=r"attributable",
@@ -182,7 +187,7 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "pretax_income": _item(
         "income before income taxes",
-        r"(?:income|earnings)(?: \(loss\))?(?: from continuing operations)? before"
+        rf"(?:income|earnings){_OR_LOSS}(?: from continuing operations)? before"
         r" (?:provision for )?income tax(?:es| expense)?(?: and equity .*)?",
         r"before (provision for )?income tax",
         "income",

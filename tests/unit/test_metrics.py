@@ -235,6 +235,19 @@ def test_the_labels_of_the_income_tax_line(label: str) -> None:
     assert not LINE_ITEMS["income_tax"].label.fullmatch(normal_label("Deferred income taxes"))
 
 
+@pytest.mark.parametrize(
+    ("item", "label"),
+    [("pretax_income", "Income/(loss) before income taxes"),
+     ("net_income", "Net income/(loss) attributable to common shareholders"),
+     ("operating_income", "Operating income (loss)")],
+)  # fmt: skip
+def test_labels_of_income_that_was_a_loss_some_years(item: str, label: str) -> None:
+    assert LINE_ITEMS[item].label.fullmatch(normal_label(label))
+    assert not LINE_ITEMS["net_income"].label.fullmatch(
+        normal_label("Net income attributable to noncontrolling interest")
+    )
+
+
 def test_an_expense_printed_in_parentheses_counts_by_its_size() -> None:
     chunk = statement_chunk(
         7,
