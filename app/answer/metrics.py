@@ -787,7 +787,6 @@ def computed_answer(
     scale = next(iter(scales)) if len(scales) == 1 else ""
     how = _how(asked, found)
     shown = _shown(result, unit, scale, asked.scale)
-    statement = f"{years} {name}: {shown} ({how})."
     quotes = [
         Quote(
             row.chunk,
@@ -799,8 +798,10 @@ def computed_answer(
         for row in found.values()
     ]
     answer = cite(quotes)
+    # The result is a claim too: it cites the pages of the rows it was worked out from.
+    markers = " ".join(f"[{n}]" for n in sorted({claim.source for claim in answer.claims}))
     return Answer(
-        text=f"{statement} {answer.text}",
+        text=f"{years} {name}: {shown} ({how}) {markers} {answer.text}",
         sources=answer.sources,
         citations=answer.citations,
         confidence=answer.confidence,

@@ -182,7 +182,7 @@ def test_a_ratio_asked_of_a_filing_is_worked_out_from_its_rows(client: TestClien
     assert body["status"] == "ok"
     assert body["answer"].startswith(
         "FY2022 working capital ratio: 1.32 (total current assets 20,991 / total current "
-        "liabilities 15,887)."
+        "liabilities 15,887) [1] "
     )
     assert "Total current assets 20,991 19,815 [1]" in body["answer"]
     assert body["sources"] == ["acme-10k.pdf, p. 2"]

@@ -182,7 +182,7 @@ def test_the_answer_works_out_the_metric_and_cites_each_row() -> None:
     assert answer is not None
     assert answer.text.startswith(
         "FY2019 inventory turnover ratio: 6.25 (cost of sales 16,830 / average inventories "
-        "(2,721 and 2,667))."
+        "(2,721 and 2,667)) [1] [2] Cost of products sold"
     )
     assert "Cost of products sold 16,830 17,347 17,043 [1]" in answer.text
     assert "Inventories 2,721 2,667 [2]" in answer.text
