@@ -201,18 +201,22 @@ def test_no_answer_when_a_line_item_is_missing() -> None:
     assert computed_answer(asked, [(INCOME, ""), (CASH, "")]) is None
 
 
+def worked_out(question: str, statement: str) -> str:
+    """Returns the text of the answer computed for `question` from one chunk of `statement`."""
+    asked = asked_metric(question)
+    assert asked is not None
+    answer = computed_answer(asked, [(statement_chunk(6, statement, page=63), "")])
+    assert answer is not None
+    return answer.text
+
+
 def test_an_amount_in_the_scale_asked_for() -> None:
-    chunk = statement_chunk(
-        6,
+    answer = worked_out(
+        "What is the FY2021 capital expenditure amount (in USD billions)?",
         "Consolidated Statement of Cash Flows\n(in millions)\n2021 2020 2019\n"
         "Capital spending (4,625) (4,240) (4,232)\n",
-        page=63,
     )
-    asked = asked_metric("What is the FY2021 capital expenditure amount (in USD billions)?")
-    assert asked is not None
-    answer = computed_answer(asked, [(chunk, "")])
-    assert answer is not None
-    assert answer.text.startswith("FY2021 capital expenditure: 4.62 billion (4,625 million)")
+    assert answer.startswith("FY2021 capital expenditure: 4.62 billion (4,625 million)")
 
 
 def test_a_definition_that_speaks_of_a_change_still_asks_for_the_metric() -> None:
@@ -249,14 +253,9 @@ def test_labels_of_income_that_was_a_loss_some_years(item: str, label: str) -> N
 
 
 def test_an_expense_printed_in_parentheses_counts_by_its_size() -> None:
-    chunk = statement_chunk(
-        7,
+    answer = worked_out(
+        "What is Verizon's FY2021 interest coverage ratio?",
         "Consolidated Statements of Income\n(dollars in millions)\n2021 2020 2019\n"
         "Operating Income 32,448 28,798 30,378\nInterest expense (3,485) (4,247) (4,730)\n",
-        page=51,
     )
-    asked = asked_metric("What is Verizon's FY2021 interest coverage ratio?")
-    assert asked is not None
-    answer = computed_answer(asked, [(chunk, "")])
-    assert answer is not None
-    assert answer.text.startswith("FY2021 interest coverage ratio: 9.31 ")
+    assert answer.startswith("FY2021 interest coverage ratio: 9.31 ")
