@@ -7,9 +7,11 @@ when nothing answers?
 Every question goes to POST /api/v1/query with top_k 5 and the default settings otherwise
 (bench/evalkit.py drives the service in this process): bench/data/questions_docs.jsonl's 120
 questions over their 26 documents in one collection, FinanceBench's 29 over its 24 filings in
-another (and once more restricted to the question's own filing), and bench/data/offtopic.jsonl's
-47 over the documents' collection. The collections are bench/eval_pages.py's: give both the
-same --data-dir and neither ingests twice.
+another (and once more restricted to the question's own filing),
+bench/data/metric_questions.jsonl's 10 (a metric asked of one of those filings, the computed
+figure its gold fact) over the filings' collection, and bench/data/offtopic.jsonl's 47 over the
+documents' collection. The collections are bench/eval_pages.py's: give both the same --data-dir
+and neither ingests twice.
 
 - answer-hit: an answer_pattern matches the answer (whitespace collapsed, case ignored). For
   FinanceBench's `computed` questions no sentence of the filing states the answer and the
@@ -51,6 +53,7 @@ from bench.evalkit import (
     financebench_questions,
     first_gold_rank,
     markdown_table,
+    metric_questions,
     offtopic_questions,
     percent,
     share,
@@ -70,6 +73,8 @@ HIGH_CONFIDENCE = 0.7
 CONFIDENCE_BUCKETS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 1.0))
 KINDS = ("table", "list", "number", "date", "definition", "howto", "fact")
 OWN_FILING = "financebench, own filing"
+METRICS = "metrics"
+"""bench/data/metric_questions.jsonl's questions, asked over FinanceBench's filings."""
 SETS = ("docs", "financebench")
 
 
@@ -193,6 +198,9 @@ def ask_all(
                 document_ids=[filings.ids[question.filename]],
             )  # fmt: skip
             outcomes.append(judge(question, OWN_FILING, response))
+        for question in every_nth(metric_questions(), every):
+            response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
+            outcomes.append(judge(question, METRICS, response))
     print(f"asked {len(outcomes)} questions, {time.perf_counter() - started:.0f}s", flush=True)
     return outcomes, sizes
 
@@ -236,7 +244,7 @@ def reliability_rows(outcomes: Sequence[Outcome]) -> list[list[str]]:
 def headline(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
     """Returns the goals' four figures: answer-hit, citation-hit and confident-wrong over the
     "all" row's questions, and the share of off-topic questions answered."""
-    main = select(outcomes, lambda o: o.counted and o.source != OWN_FILING)
+    main = select(outcomes, lambda o: o.counted and o.source not in (OWN_FILING, METRICS))
     off = select(outcomes, lambda o: o.source == "off-topic")
     gave = [o for o in main if o.answered]
     return {
@@ -280,7 +288,7 @@ def section(
     elapsed: float,
 ) -> str:  # fmt: skip
     """Returns the markdown: figures by source and by kind, reliability, off-topic."""
-    main = select(outcomes, lambda o: o.counted and o.source != OWN_FILING)
+    main = select(outcomes, lambda o: o.counted and o.source not in (OWN_FILING, METRICS))
     by_source = [figure_row("all (docs + 10-Q + financebench stated)", main)]
     for source, label in (
         ("docs", "docs (papers, manuals, register)"),
@@ -304,6 +312,12 @@ def section(
         figure_row(
             "financebench, own filing, computed (line item)",
             select(outcomes, lambda o: o.source == OWN_FILING and o.computed),
+        )
+    )
+    by_source.append(
+        figure_row(
+            "metrics asked of the filings (bench/data; hit = states the figure)",
+            select(outcomes, lambda o: o.source == METRICS),
         )
     )
     by_kind = [

@@ -90,6 +90,22 @@ def docs_questions() -> list[Question]:
     ]
 
 
+def metric_questions() -> list[Question]:
+    """Returns bench/data/metric_questions.jsonl's questions: a metric asked of one of
+    FinanceBench's filings, the computed figure the gold fact (its patterns match it)."""
+    return [
+        Question(
+            id=row["id"],
+            question=row["question"],
+            path=FINANCEBENCH / row["pdf"],
+            gold_pages=frozenset(row["gold_pages"]),
+            answer_patterns=tuple(row["answer_patterns"]),
+            source="metrics",
+        )
+        for row in read_jsonl(DATA / "metric_questions.jsonl")
+    ]
+
+
 def financebench_questions() -> list[Question]:
     """Returns FinanceBench's 29 development questions, with bench/data's answer patterns."""
     facts = {row["financebench_id"]: row for row in read_jsonl(DATA / "financebench_facts.jsonl")}
