@@ -103,9 +103,6 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"cost of",
         "income",
     ),
-    "gross_profit": _item(
-        "gross profit", r"gross (?:profit|margin)", r"gross (profit|margin)", "income"
-    ),
     "operating_income": _item(
         "operating income",
         rf"(?:total )?operating income{_OR_LOSS}|income{_OR_LOSS} from operations"
@@ -238,7 +235,8 @@ class Metric:
     averaged: frozenset[str] = frozenset()
     """Items (balances) taken as the average of the year's and the year before's."""
     before: frozenset[str] = frozenset()
-    """Items needed for the year before as well, whatever the formula does with them."""
+    """Items needed for the year before as well (the averaged ones among them), whatever the
+    formula does with them."""
 
 
 def _avg(items: Mapping[str, float], before: Mapping[str, float], name: str) -> float:
@@ -832,7 +830,7 @@ def _how(asked: MetricQuestion, found: Mapping[str, Row]) -> str:
     shown = {}
     for name, row in found.items():
         label = LINE_ITEMS[name].name
-        if name in metric.averaged or name in metric.before:
+        if name in metric.before:
             year = asked.years[-1]
             pair = f"{_figure(_value(name, row, year))} and {_figure(_value(name, row, year - 1))}"
             kind = "average " if name in metric.averaged else ""

@@ -217,21 +217,24 @@ def payload() -> list[ColumnElement[Any] | InstrumentedAttribute[Any]]:
     ]
 
 
+PageOffset = ColumnElement[Any] | InstrumentedAttribute[Any]
+
+
+def chunk_page_text(start: PageOffset, end: PageOffset) -> ColumnElement[str]:
+    """Returns the text between offsets `start` and `end` of the page a chunk starts on, read
+    for each row returned (a correlated subquery)."""
+    return (
+        select(func.substr(Page.text, start + 1, end - start))
+        .where(Page.document_id == Chunk.document_id, Page.page_number == Chunk.page_start)
+        .scalar_subquery()
+    )
+
+
 def table_header_text() -> ColumnElement[str | None]:
     """Returns the text of the lines that head a table chunk's table, read from its page at
     the offsets stored with the chunk (NULL for a chunk of no table): only the rows returned
     look their page up."""
-    header = (
-        select(
-            func.substr(
-                Page.text,
-                Chunk.table_header_start + 1,
-                Chunk.table_header_end - Chunk.table_header_start,
-            )
-        )
-        .where(Page.document_id == Chunk.document_id, Page.page_number == Chunk.page_start)
-        .scalar_subquery()
-    )
+    header = chunk_page_text(Chunk.table_header_start, Chunk.table_header_end)
     return case((Chunk.table_header_start.is_not(None), header))
 
 

@@ -10,8 +10,8 @@ from sqlalchemy import func, literal, or_, select
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
-from app.db.models import Chunk, Document, Page
-from app.retrieval.search import candidates_from, payload
+from app.db.models import Chunk, Document
+from app.retrieval.search import candidates_from, chunk_page_text, payload
 
 ABOVE_CHARS = 3000
 """The page's text before a chunk that comes with it: enough for a statement's title, unit and
@@ -24,11 +24,9 @@ def chunks_holding(
     """Returns the chunks of the document whose text matches one of `patterns` (PostgreSQL
     regular expressions, any case), in the document's order, each with the last ABOVE_CHARS
     of its page's text before it."""
-    start = func.greatest(Chunk.page_span_start - ABOVE_CHARS, 0)
-    above = (
-        select(func.substr(Page.text, start + 1, Chunk.page_span_start - start))
-        .where(Page.document_id == Chunk.document_id, Page.page_number == Chunk.page_start)
-        .scalar_subquery()
+    above = chunk_page_text(
+        func.greatest(Chunk.page_span_start - ABOVE_CHARS, 0),
+        Chunk.page_span_start,
     )
     rows = session.execute(
         select(*payload(), literal(0.0), above)
