@@ -14,7 +14,9 @@ DATE_BOOST: of the quarterly filings in one collection, it names one.
 Names the library never mentions: "What is a GAN?", "What was Tesla's revenue in 2022?" over
 documents where no chunk says GAN or Tesla cannot be answered from them, however near their
 chunks' vectors lie; retrieval then finds no matches (name_phrases, pipeline.missing_names);
-so it does for a name none of the nearest chunks holds (unheld_phrases).
+so it does for a name none of the nearest chunks holds (unheld_phrases), and for a name
+with a version none of those near enough writes with that version ("Llama 2" where they say
+only "Llama-3"; unwritten_versions).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from app.core.rows import full_dates
+from app.core.rows import MONTH, full_dates
 
 NAME_BOOST = 0.03
 """Score taken off per query word found in the candidate's document name (cosine distance
@@ -197,3 +199,51 @@ def holds_name(words: set[str], name: str) -> bool:
         for part in name_parts(name)
         for word in words
     )
+
+
+_VERSIONED = re.compile(
+    r"(?<![\w.\-'\u2019])(?:([^\W\d_]+) |([^\W_]+)[\-\u2010-\u2015])"
+    r"(\d+(?:[.\-\u2010-\u2015]\d+)*[^\W\d_]*)(?![\w]|\.\d)"
+)
+"""A name then its number: a word of letters and a space ("Llama 2", "SP 800-207", "Boeing
+737"), or any word and a hyphen ("GPT-4", "Qwen2-72B", "Llama-3-70B"); a code of letters and
+digits then a space ("FY2020 3 year") is no name with a version."""
+_YEAR_OR_MONTH = re.compile(rf"(?:19|20)\d\d|{MONTH}", re.IGNORECASE)
+_DASH = "[\\-\u2010-\u2015]"
+"""A hyphen or a dash a PDF writes for it."""
+
+
+def versioned_names(query: str) -> list[tuple[str, str]]:
+    """Returns the names the query writes with a version, as (name, version): a name
+    (name_phrases) then a number, "Llama 2", "GPT-4", "SP 800-207". A year ("Fiscal 2023") or
+    a date ("June 25") is no version."""
+    versioned = []
+    for match in _VERSIONED.finditer(query):
+        name = match.group(1) or match.group(2)
+        version = match.group(3)
+        if _YEAR_OR_MONTH.fullmatch(version) or _YEAR_OR_MONTH.fullmatch(name):
+            continue
+        opens_sentence = _SENTENCE_START.search(query[: match.start()]) is not None
+        if _is_name(name, opens_sentence=opens_sentence, called=False):
+            versioned.append((name, version))
+    return versioned
+
+
+@lru_cache(maxsize=256)
+def written_with_version(name: str, version: str) -> re.Pattern[str]:
+    """Returns the pattern of the name written with its version as texts write it: "Llama 2",
+    "Llama-2", "Llama2" or "Llama\u20132", not "Llama-3" nor "Llama 20"."""
+    version_written = re.sub(rf"\\-|{_DASH}", lambda _: _DASH, re.escape(version))
+    return re.compile(
+        rf"(?<![^\W_]){re.escape(name)}(?:\s|{_DASH})?{version_written}(?![0-9])", re.IGNORECASE
+    )
+
+
+def unwritten_versions(texts: Sequence[str], versions: Sequence[tuple[str, str]]) -> list[str]:
+    """Returns the names with a version (versioned_names) that none of `texts` writes with that
+    version (written_with_version), as "name version"."""
+    return [
+        f"{name} {version}"
+        for name, version in versions
+        if not any(written_with_version(name, version).search(text) for text in texts)
+    ]

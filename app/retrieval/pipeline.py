@@ -36,6 +36,8 @@ from app.retrieval.names import (
     name_words,
     text_words,
     unheld_phrases,
+    unwritten_versions,
+    versioned_names,
 )
 from app.retrieval.rerank import AnnotationSignal, rerank
 from app.retrieval.search import (
@@ -219,9 +221,18 @@ def rank_chunks(
         # of EU countries at cosine 0.6 from "What is the population of Germany?" never says
         # Germany, and the passages that do lie far below the floor.
         passing = [index for index, candidate in enumerate(candidates) if passes(index, candidate)]
+        # And each name with a version as the query writes it, the document's name read too:
+        # passages on Llama-3 and Qwen2 do not answer "What learning rate schedule was used to
+        # pre-train Llama 2?", nor ones that mention GPT-4 in passing "How many parameters
+        # does GPT-4 have?".
+        versions = versioned_names(query) if names else []
         candidates_left = (
             []
-            if names and unheld_phrases([said[index] for index in passing], phrases)
+            if names
+            and (
+                unheld_phrases([said[index] for index in passing], phrases)
+                or unwritten_versions([named_text(candidates[i]) for i in passing], versions)
+            )
             else [candidates[index] for index in passing]
         )
     kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
@@ -366,6 +377,12 @@ def covering_query(
 def candidate_text(candidate: Candidate) -> str:
     """Returns what a candidate says in words: its context header (whose, where) and its text."""
     return f"{candidate.context_header} {candidate.content}"
+
+
+def named_text(candidate: Candidate) -> str:
+    """Returns what a candidate says with its document's title and file name: a chunk of
+    "NIST_SP800-223.pdf" writes SP 800-223 though its page does not."""
+    return f"{candidate.document_title} {candidate.document_filename} {candidate_text(candidate)}"
 
 
 def missing_names(session: Session, names: list[str], filters: SearchFilters) -> list[str]:

@@ -126,6 +126,26 @@ def test_passages_that_never_say_the_name_asked_about_answer_nothing(
     assert body["status"] == "no_matches"
 
 
+def test_a_version_of_a_name_the_documents_never_write_answers_nothing(
+    client: TestClient,
+) -> None:
+    upload(
+        client,
+        text_pdf(
+            [
+                "Benchmarks\n\nQwen2-7B is compared with Llama\u20133-8B and Mistral 7B on MMLU, "
+                "where Llama-3-8B scores 66.6. The learning rate follows a cosine schedule."
+            ]
+        ),
+    )
+
+    def status(question: str) -> str:
+        return str(client.post("/api/v1/query", json={"query": question}).json()["status"])
+
+    assert status("What does Llama 3 score on MMLU?") == "ok"
+    assert status("What does Llama 2 score on MMLU?") == "no_matches"
+
+
 def test_term_coverage_can_be_turned_off(runtime: Runtime, sample_pdf: bytes) -> None:
     lenient = runtime.settings.model_copy(update={"min_term_coverage": 0.0, "min_similarity": -1.0})
     with client_for(dataclasses.replace(runtime, settings=lenient)) as client:

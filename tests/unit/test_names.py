@@ -46,6 +46,25 @@ def test_a_name_no_passage_holds_a_long_word_of_is_unheld_and_an_acronym_never()
     assert names.unheld_phrases([], [("Moby-Dick",)]) == ["Moby-Dick"]
 
 
+def test_a_name_with_a_version_is_read_as_the_query_writes_it() -> None:
+    asked = "Does Llama 2 or GPT-4 beat Qwen2-57B-A14B, as NIST SP 800-207 or Python 3.11 ask?"
+    assert names.versioned_names(asked) == [
+        ("Llama", "2"), ("GPT", "4"), ("Qwen2", "57B"), ("SP", "800-207"), ("Python", "3.11")
+    ]  # fmt: skip
+    # Years, dates and a code then a count are no versions.
+    assert names.versioned_names("What was Fiscal 2023 revenue, as of June 25, 2022?") == []
+    assert names.versioned_names("What is the FY2018 - FY2020 3 year average of capex?") == []
+    assert names.versioned_names("What is Lockheed Martin's 2 year revenue CAGR?") == []
+
+
+def test_a_name_with_a_version_is_written_with_that_version_and_the_dashes_of_a_pdf() -> None:
+    texts = ["Llama\u20133-70B and Mistral 7B; NIST SP 800\u2013223", "Llama 20 and Python 3x11"]
+    versions = [("Llama", "3-70B"), ("Mistral", "7B"), ("SP", "800-223")]
+    assert names.unwritten_versions(texts, versions) == []
+    versions = [("Llama", "2"), ("Python", "3.11"), ("SP", "800-207")]
+    assert names.unwritten_versions(texts, versions) == ["Llama 2", "Python 3.11", "SP 800-207"]
+
+
 def test_a_passage_holds_a_name_by_any_of_its_parts() -> None:
     text = "after Deep Blue won against the reigning world chess champion Garry Kasparov in 1997"
     words = text_words(text)
