@@ -435,7 +435,9 @@ METRICS: tuple[Metric, ...] = (
         "effective tax rate",
         r"effective (?:income )?tax rate",
         ("income_tax", "pretax_income"),
-        lambda y, b: 100 * y["income_tax"] / y["pretax_income"],
+        # Some statements print the provision as a deduction, "(411)", under income of 1,797:
+        # a rate of 22.9%, not -22.9%.
+        lambda y, b: 100 * abs(y["income_tax"] / y["pretax_income"]),
         "percent",
         "{income_tax} / {pretax_income}",
     ),

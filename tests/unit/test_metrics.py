@@ -259,3 +259,13 @@ def test_an_expense_printed_in_parentheses_counts_by_its_size() -> None:
         "Operating Income 32,448 28,798 30,378\nInterest expense (3,485) (4,247) (4,730)\n",
     )
     assert answer.startswith("FY2021 interest coverage ratio: 9.31 ")
+
+
+def test_a_tax_provision_printed_as_a_deduction_is_still_a_rate_of_its_size() -> None:
+    answer = worked_out(
+        "What is Corning's FY2022 effective tax rate?",
+        "Consolidated Statements of Income\n(in millions)\n2022 2021 2020\n"
+        "Income before income taxes 1,797 2,426 634\n"
+        "Provision for income taxes (411) (491) (111)\n",
+    )
+    assert answer.startswith("FY2022 effective tax rate: 22.9% ")
