@@ -96,6 +96,7 @@ CASH = statement_chunk(
             (2019,),
         ),
         ("What is Nike's FY2020 days sales outstanding (DSO)?", "days sales outstanding", (2020,)),
+        ("What is AMD's FY22 gross margin?", "gross margin", (2022,)),
     ],
 )
 def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple[int, ...]) -> None:
@@ -269,3 +270,24 @@ def test_a_tax_provision_printed_as_a_deduction_is_still_a_rate_of_its_size() ->
         "Provision for income taxes (411) (491) (111)\n",
     )
     assert answer.startswith("FY2022 effective tax rate: 22.9% ")
+
+
+def test_which_activity_brought_in_the_most_cash() -> None:
+    answer = worked_out(
+        "Among operations, investing, and financing activities, which brought in the most (or "
+        "lost the least) cash flow for Nike in FY2023?",
+        "Consolidated Statements of Cash Flows\n(Dollars in millions) 2023 2022 2021\n"
+        "Cash provided (used) by operations 5,841 5,188 6,657\n"
+        "Cash provided (used) by investing activities:\n"
+        "Additions to property, plant and equipment (969) (758) (695)\n"
+        "Cash provided (used) by investing activities 564 (1,524) (3,800)\n"
+        "Cash provided (used) by financing activities (7,447) (4,836) (1,459)\n",
+    )
+    assert answer.startswith(
+        "FY2023 net cash by activity: the most from operations, 5,841 "
+        "(operations 5,841, investing 564, financing -7,447) [1]"
+    )
+    # A question of the activity that used the most cash is another one.
+    assert (
+        asked_metric("Which of operating, investing and financing used the most in FY2022?") is None
+    )
