@@ -203,7 +203,7 @@ def holds_name(words: set[str], name: str) -> bool:
 
 _VERSIONED = re.compile(
     r"(?<![\w.\-'\u2019])(?:([^\W\d_]+) |([^\W_]+)[\-\u2010-\u2015])"
-    r"(\d+(?:[.\-\u2010-\u2015]\d+)*[^\W\d_]*)(?![\w]|\.\d)"
+    r"(\d+(?:[.\-\u2010-\u2015]\d+)*[^\W\d_]*)(?!\w|\.\d)"
 )
 """A name then its number: a word of letters and a space ("Llama 2", "SP 800-207", "Boeing
 737"), or any word and a hyphen ("GPT-4", "Qwen2-72B", "Llama-3-70B"); a code of letters and
