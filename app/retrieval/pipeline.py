@@ -226,15 +226,14 @@ def rank_chunks(
         # pre-train Llama 2?", nor ones that mention GPT-4 in passing "How many parameters
         # does GPT-4 have?".
         versions = versioned_names(query) if names else []
-        candidates_left = (
-            []
-            if names
-            and (
-                unheld_phrases([said[index] for index in passing], phrases)
-                or unwritten_versions([named_text(candidates[i]) for i in passing], versions)
+        unsaid = bool(names) and bool(
+            unheld_phrases([said[index] for index in passing], phrases)
+            or (
+                versions
+                and unwritten_versions([named_text(candidates[i]) for i in passing], versions)
             )
-            else [candidates[index] for index in passing]
         )
+        candidates_left = [] if unsaid else [candidates[index] for index in passing]
     kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
     if params.check_names and kept:
         # Whether a chunk holds the question's words asks for them as the documents write
