@@ -209,6 +209,7 @@ _VERSIONED = re.compile(
 737"), or any word and a hyphen ("GPT-4", "Qwen2-72B", "Llama-3-70B"); a code of letters and
 digits then a space ("FY2020 3 year") is no name with a version."""
 _YEAR_OR_MONTH = re.compile(rf"(?:19|20)\d\d|{MONTH}", re.IGNORECASE)
+_NAME_FOLLOWS = re.compile(r" [A-Z]")
 _DASH = "[\\-\u2010-\u2015]"
 """A hyphen or a dash a PDF writes for it."""
 
@@ -222,6 +223,9 @@ def versioned_names(query: str) -> list[tuple[str, str]]:
         name = match.group(1) or match.group(2)
         version = match.group(3)
         if _YEAR_OR_MONTH.fullmatch(version) or _YEAR_OR_MONTH.fullmatch(name):
+            continue
+        if match.group(1) and _NAME_FOLLOWS.match(query, match.end()):
+            # "Ethiopian Airlines 737 MAX": the number begins the next name.
             continue
         opens_sentence = _SENTENCE_START.search(query[: match.start()]) is not None
         if _is_name(name, opens_sentence=opens_sentence, called=False):

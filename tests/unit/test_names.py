@@ -55,6 +55,8 @@ def test_a_name_with_a_version_is_read_as_the_query_writes_it() -> None:
     assert names.versioned_names("What was Fiscal 2023 revenue, as of June 25, 2022?") == []
     assert names.versioned_names("What is the FY2018 - FY2020 3 year average of capex?") == []
     assert names.versioned_names("What is Lockheed Martin's 2 year revenue CAGR?") == []
+    asked = "How many people died in the Ethiopian Airlines 737 MAX crash, or of Alaska's MAX 9?"
+    assert names.versioned_names(asked) == [("MAX", "9")]
 
 
 def test_a_name_with_a_version_is_written_with_that_version_and_the_dashes_of_a_pdf() -> None:
