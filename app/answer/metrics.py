@@ -284,6 +284,20 @@ def _metric(
     )
 
 
+def _over_average(name: str, asked: str, flow: str, balance: str) -> Metric:
+    """Returns the ratio of a year's flow to the average of a balance over the year and the
+    year before (return on assets, the turnovers)."""
+    return _metric(
+        name,
+        asked,
+        (flow, balance),
+        lambda y, b: y[flow] / _avg(y, b, balance),
+        "ratio",
+        f"{{{flow}}} / {{{balance}}}",
+        averaged=(balance,),
+    )
+
+
 METRICS: tuple[Metric, ...] = (
     _metric(
         "operating cash flow ratio",
@@ -383,51 +397,20 @@ METRICS: tuple[Metric, ...] = (
         "percent",
         "{net_income} / {revenue}",
     ),
-    _metric(
-        "return on assets",
-        r"return on (?:total )?assets|\bROA\b",
-        ("net_income", "total_assets"),
-        lambda y, b: y["net_income"] / _avg(y, b, "total_assets"),
-        "ratio",
-        "{net_income} / {total_assets}",
-        averaged=("total_assets",),
+    _over_average(
+        "return on assets", r"return on (?:total )?assets|\bROA\b", "net_income", "total_assets"
     ),
-    _metric(
+    _over_average(
         "return on equity",
         r"return on (?:shareholders'? |stockholders'? )?equity|\bROE\b",
-        ("net_income", "equity"),
-        lambda y, b: y["net_income"] / _avg(y, b, "equity"),
-        "ratio",
-        "{net_income} / {equity}",
-        averaged=("equity",),
+        "net_income",
+        "equity",
     ),
-    _metric(
-        "fixed asset turnover ratio",
-        r"fixed asset turnover",
-        ("revenue", "fixed_assets"),
-        lambda y, b: y["revenue"] / _avg(y, b, "fixed_assets"),
-        "ratio",
-        "{revenue} / {fixed_assets}",
-        averaged=("fixed_assets",),
+    _over_average("fixed asset turnover ratio", r"fixed asset turnover", "revenue", "fixed_assets"),
+    _over_average(
+        "total asset turnover ratio", r"(?:total )?asset turnover", "revenue", "total_assets"
     ),
-    _metric(
-        "total asset turnover ratio",
-        r"(?:total )?asset turnover",
-        ("revenue", "total_assets"),
-        lambda y, b: y["revenue"] / _avg(y, b, "total_assets"),
-        "ratio",
-        "{revenue} / {total_assets}",
-        averaged=("total_assets",),
-    ),
-    _metric(
-        "inventory turnover ratio",
-        r"inventory turnover",
-        ("cogs", "inventory"),
-        lambda y, b: y["cogs"] / _avg(y, b, "inventory"),
-        "ratio",
-        "{cogs} / {inventory}",
-        averaged=("inventory",),
-    ),
+    _over_average("inventory turnover ratio", r"inventory turnover", "cogs", "inventory"),
     _metric(
         "days payable outstanding",
         r"days payables? outstanding|\bDPO\b",
