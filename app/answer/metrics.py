@@ -61,7 +61,11 @@ class LineItem:
     dividends paid, interest expense): its size counts."""
     prefer: re.Pattern[str] | None = None
     """Of the rows that print it, those whose label this matches come first: the net income
-    attributable to the company's shareholders before the consolidated one."""
+    attributable to the company's shareholders before the consolidated one, total revenues
+    before the net sales above them."""
+    asked: re.Pattern[str] | None = None
+    """How a question names the item when it asks for its figure alone ("What is the year end
+    FY2018 amount of accounts payable?"); None for an item only metrics are made of."""
 
 
 _OR_LOSS = r"(?: ?/ ?\(loss\)| \(loss\))?"
@@ -77,6 +81,7 @@ def _item(
     *,
     magnitude: bool = False,
     prefer: str | None = None,
+    asked: str | None = None,
 ) -> LineItem:
     return LineItem(
         name,
@@ -85,6 +90,7 @@ def _item(
         statement,
         magnitude,
         re.compile(prefer) if prefer else None,
+        re.compile(asked, re.I) if asked else None,
     )
 
 
@@ -103,6 +109,8 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"|net sales and revenues?|total revenues? and other income",
         r"revenue|sales",
         "income",
+        prefer=r"^total",
+        asked=r"\b(?:total )?(?:net )?(?:revenues?|sales)\b",
     ),
     "cogs": _item(
         "cost of sales",
@@ -110,6 +118,7 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"|cost of (?:products|goods|merchandise) sold(?: \(exclusive of .*\))?",
         r"cost of",
         "income",
+        asked=r"\bCOGS\b|\bcost of (?:goods |products )?(?:sold|sales|revenues?)\b",
     ),
     "operating_income": _item(
         "operating income",
@@ -117,6 +126,8 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"|operating profit|earnings from operations",
         r"operating (income|profit)|from operations",
         "income",
+        asked=r"\b(?:unadjusted )?operating income\b|\bincome from operations\b"
+        r"|\boperating profit\b",
     ),
     "net_income": _item(
         "net income",
@@ -124,25 +135,42 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"net (income|earnings)",
         "income",
         prefer=r"attributable",
+        asked=r"\bnet (?:income|earnings)\b",
     ),
     "depreciation": _item(
         "depreciation and amortization",
         r"depreciation(?:, depletion)?,? (?:and|&) amortization(?: expense)?",
         r"depreciation",
         "cash",
+        asked=r"\bdepreciation (?:and|&) amortization\b|\bD&A\b",
     ),
-    "total_assets": _item("total assets", r"total assets", r"total assets", "balance"),
+    "total_assets": _item(
+        "total assets",
+        r"total assets",
+        r"total assets",
+        "balance",
+        asked=r"\btotal assets\b",
+    ),
     "current_assets": _item(
-        "total current assets", r"total current assets", r"current assets", "balance"
+        "total current assets",
+        r"total current assets",
+        r"current assets",
+        "balance",
+        asked=r"\b(?:total )?current assets\b",
     ),
     "current_liabilities": _item(
-        "total current liabilities", r"total current liabilities", r"current liabilities", "balance"
+        "total current liabilities",
+        r"total current liabilities",
+        r"current liabilities",
+        "balance",
+        asked=r"\b(?:total )?current liabilities\b",
     ),
     "inventory": _item(
         "inventories",
         r"(?:total )?(?:merchandise )?inventor(?:y|ies)(?:, net)?",
         r"inventor",
         "balance",
+        asked=r"\binventor(?:y|ies)\b",
     ),
     "fixed_assets": _item(
         "property, plant and equipment, net",
@@ -151,12 +179,14 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"|property and equipment, net|net property and equipment",
         r"property",
         "balance",
+        asked=r"\bproperty,? plant,? (?:and|&) equipment\b|\bPP&E\b",
     ),
     "accounts_payable": _item(
         "accounts payable",
         r"(?:trade )?accounts payable(?:, trade)?",
         r"accounts payable",
         "balance",
+        asked=r"\baccounts payable\b",
     ),
     "equity": _item(
         "total shareholders' equity",
@@ -164,12 +194,15 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"(?: attributable to (?!non)[\w .,'&-]+)?",
         r"equity",
         "balance",
+        asked=r"\b(?:total )?(?:stockholders|shareholders)\'? equity\b",
     ),
     "operating_cash_flow": _item(
         "net cash provided by operating activities",
         _cash_flow_of(r"operati(?:ons|ng activities)"),
         r"operating activities|from operations|by operations",
         "cash",
+        asked=r"\b(?:net )?cash (?:flows? )?(?:(?:provided|generated) by |from )"
+        r"(?:operating activities|operations)\b",
     ),
     "investing_cash_flow": _item(
         "net cash used in investing activities",
@@ -191,6 +224,7 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"property|capital (expenditure|spending)|land",
         "cash",
         magnitude=True,
+        asked=r"\bcapex\b|\bcapital expenditures?\b|\bcapital spending\b",
     ),
     "dividends": _item(
         "dividends paid",
@@ -199,6 +233,7 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"dividends",
         "cash",
         magnitude=True,
+        asked=r"\b(?:cash )?dividends paid\b|\bpa(?:y|id)(?: out)?(?: in)? (?:cash )?dividends\b",
     ),
     "pretax_income": _item(
         "income before income taxes",
@@ -206,6 +241,7 @@ LINE_ITEMS: dict[str, LineItem] = {
         r" (?:provision for )?income tax(?:es| expense)?(?: and equity .*)?",
         r"before (provision for )?income tax",
         "income",
+        asked=r"\b(?:income|earnings) before (?:income )?taxes\b|\bpre-?tax income\b",
     ),
     "income_tax": _item(
         "provision for income taxes",
@@ -214,6 +250,7 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"(?: from continuing operations)?",
         r"income tax",
         "income",
+        asked=r"\bprovision for income taxes\b|\bincome tax expense\b",
     ),
     "interest_expense": _item(
         "interest expense",
@@ -221,12 +258,14 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"interest expense",
         "income",
         magnitude=True,
+        asked=r"\binterest expense\b",
     ),
     "selling_expense": _item(
         "selling, general and administrative expenses",
         r"(?:total )?selling, general,? and administrative(?: expenses?| costs?)?",
         r"selling, general",
         "income",
+        asked=r"\bSG&A\b|\bselling, general,? and administrative\b",
     ),
     "receivables": _item(
         "accounts receivable",
@@ -234,6 +273,7 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"|accounts receivable(?:,? net)?(?:,? less .*| of .*)?",
         r"receivable",
         "balance",
+        asked=r"\baccounts receivable\b",
     ),
 }
 
@@ -366,14 +406,6 @@ METRICS: tuple[Metric, ...] = (
         "{operating_income} + {depreciation}",
     ),
     _metric(
-        "capital expenditure",
-        r"\bcapex\b|capital expenditures?(?! ratio)|capital spending",
-        ("capital_expenditure",),
-        lambda y, b: y["capital_expenditure"],
-        "amount",
-        "{capital_expenditure}",
-    ),
-    _metric(
         "gross margin",
         r"gross (?:profit )?margin",
         ("revenue", "cogs"),
@@ -487,7 +519,46 @@ METRICS: tuple[Metric, ...] = (
     ),
 )
 """Most specific first: "working capital ratio" before "working capital", "EBITDA margin"
-before "EBITDA", capital expenditure as a share of revenue before capital expenditure."""
+before "EBITDA"; before any line item asked alone (ASKED_ITEMS)."""
+
+
+def _item_metric(key: str) -> Metric:
+    return _metric(LINE_ITEMS[key].name, "", (key,), lambda y, b: y[key], "amount", f"{{{key}}}")
+
+
+ASKED_ITEMS: tuple[str, ...] = (
+    "cogs",
+    "pretax_income",
+    "income_tax",
+    "interest_expense",
+    "selling_expense",
+    "operating_cash_flow",
+    "capital_expenditure",
+    "dividends",
+    "depreciation",
+    "current_assets",
+    "current_liabilities",
+    "total_assets",
+    "fixed_assets",
+    "accounts_payable",
+    "receivables",
+    "inventory",
+    "equity",
+    "operating_income",
+    "net_income",
+    "revenue",
+)
+"""The line items a question may ask for alone, the longer names first: "cost of sales"
+before "sales", "net cash from operations" before "operations"."""
+ITEM_METRICS = {key: _item_metric(key) for key in ASKED_ITEMS}
+_NOT_THE_ITEM = re.compile(
+    r"\b(?:per share|EPS|segments?|regions?|geograph\w*|divisions?|brands?|products?|adjusted"
+    r"|non-GAAP|ratio|margin|growth|percent\w*|guidance|outlook|expect\w*|which|why|drove"
+    r"|driv\w+)\b|%",
+    re.I,
+)
+"""Words that ask for more than, or other than, the statement's figure of an item: a
+segment's revenue, a per-share amount, a ratio of it."""
 
 _YEAR = r"((?:19|20)\d\d)"
 _FISCAL_YEAR = re.compile(rf"\b(?:FY\s?|fiscal(?: year)?\s+){_YEAR}\b|\b{_YEAR}\b", re.I)
@@ -569,13 +640,34 @@ def asked_metric(question: str) -> MetricQuestion | None:
         return growth if len(years) > 1 else None
     if CASH_FLOW_BY_ACTIVITY.asked.search(question):
         return MetricQuestion(CASH_FLOW_BY_ACTIVITY, years[-1:], largest=True)
-    metric = next((m for m in METRICS if m.asked.search(question)), None)
+    metric = next((m for m in METRICS if m.asked.search(question)), None) or _item_asked(
+        _asking(question)
+    )
     if metric is None or _NOT_ONE_FIGURE.search(_asking(question)):
         return None
     if len(years) > 1 and not _AVERAGE_OVER_YEARS.search(question):
         years = (years[-1],)
     wanted = _ASKED_SCALE.search(question)
     return MetricQuestion(metric, years, scale=wanted.group(1).lower() if wanted else "")
+
+
+def _item_asked(asking: str) -> Metric | None:
+    """Returns the metric of the one line item `asking` asks the figure of ("What is the year
+    end FY2018 amount of accounts payable?"), None when it names none, several, or asks more
+    of it (_NOT_THE_ITEM)."""
+    if not re.search(r"\b(?:what|how much)\b", asking, re.I):
+        return None
+    for key in ASKED_ITEMS:
+        named = LINE_ITEMS[key].asked
+        found = named.search(asking) if named else None
+        if found is None:
+            continue
+        rest = f"{asking[: found.start()]} {asking[found.end() :]}"
+        others = (LINE_ITEMS[other].asked for other in ASKED_ITEMS if other != key)
+        if _NOT_THE_ITEM.search(rest) or any(other and other.search(rest) for other in others):
+            return None
+        return ITEM_METRICS[key]
+    return None
 
 
 def _asking(question: str) -> str:
@@ -820,9 +912,9 @@ def computed_answer(
         Quote(
             row.chunk,
             (row.line,),
-            _quoted(row),
+            quoted_row(row),
             COMPUTED_CONFIDENCE,
-            row.chunk.table_header if _headed(row) else None,
+            row.chunk.table_header if headed(row) else None,
         )
         for row in found.values()
     ]
@@ -855,24 +947,25 @@ def _how(asked: MetricQuestion, found: Mapping[str, Row]) -> str:
         first, last = asked.years[0], asked.years[-1]
         row = found["revenue"]
         return (
-            f"revenue {_figure(row.figures[last])} in FY{last} against "
-            f"{_figure(row.figures[first])} in FY{first}, over {last - first} years"
+            f"revenue {shown_figure(row.figures[last])} in FY{last} against "
+            f"{shown_figure(row.figures[first])} in FY{first}, over {last - first} years"
         )
     shown = {}
     for name, row in found.items():
         label = ACTIVITIES[name] if asked.largest else LINE_ITEMS[name].name
         if name in metric.before:
             year = asked.years[-1]
-            pair = f"{_figure(_value(name, row, year))} and {_figure(_value(name, row, year - 1))}"
+            now, before = _value(name, row, year), _value(name, row, year - 1)
+            pair = f"{shown_figure(now)} and {shown_figure(before)}"
             kind = "average " if name in metric.averaged else ""
             shown[name] = f"{kind}{label} ({pair})"
         else:
-            each = ", ".join(_figure(_value(name, row, year)) for year in asked.years)
+            each = ", ".join(shown_figure(_value(name, row, year)) for year in asked.years)
             shown[name] = f"{label} {each}"
     return metric.shown.format(**shown)
 
 
-def _figure(value: float) -> str:
+def shown_figure(value: float) -> str:
     if value == int(value):
         return f"{int(value):,}"
     return f"{value:,.1f}"
@@ -888,7 +981,7 @@ def _shown(result: float, unit: Unit, scale: str, wanted: str) -> str:
         return f"{result:.2f} days"
     if unit == "ratio":
         return f"{result:.2f}"
-    amount = _figure(round(result, 1))
+    amount = shown_figure(round(result, 1))
     if not scale:
         return amount
     stated = f"{amount} {scale.rstrip('s')}"
@@ -898,12 +991,12 @@ def _shown(result: float, unit: Unit, scale: str, wanted: str) -> str:
     return f"{converted:,.2f} {wanted.rstrip('s')} ({stated})"
 
 
-def _quoted(row: Row) -> str:
+def quoted_row(row: Row) -> str:
     shown = shown_text(row.chunk.content, (row.line,))
-    return f"{row.chunk.table_header_text} {shown}" if _headed(row) else shown
+    return f"{row.chunk.table_header_text} {shown}" if headed(row) else shown
 
 
-def _headed(row: Row) -> bool:
+def headed(row: Row) -> bool:
     """Says whether a row is quoted with its table's header: one that heads its columns with
     years and is not the row itself (a table found from its first row)."""
     header = row.chunk.table_header_text

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from app.core.chunks import ChunkDraft
+from app.core.chunks import Candidate, ChunkDraft
 from app.core.records import PAGE_BREAK, PageText
 
 
@@ -75,3 +75,20 @@ SEARCH = chunk(
     page_end=7,
     distance=0.5,
 )
+
+
+def statement_chunk(n: int, content: str, *, page: int, context: str = "") -> Candidate:
+    """Returns a retrieved chunk of a filing's page: a statement's rows, as answers read them."""
+    return Candidate(
+        chunk_id=uuid.UUID(int=n),
+        document_id=uuid.UUID(int=1),
+        document_filename="acme-10k.pdf",
+        document_title="Acme Corp 10-K",
+        distance=0.5,
+        content=content,
+        page_start=page,
+        page_end=page,
+        page_span_start=0,
+        page_span_end=len(content),
+        context_header=context,
+    )

@@ -3,8 +3,6 @@ items, and the answer worked out from them with each row cited."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 
 from app.answer.metrics import (
@@ -16,24 +14,7 @@ from app.answer.metrics import (
     find_row,
     normal_label,
 )
-from app.core.chunks import Candidate
-
-
-def statement_chunk(n: int, content: str, *, page: int, context: str = "") -> Candidate:
-    return Candidate(
-        chunk_id=uuid.UUID(int=n),
-        document_id=uuid.UUID(int=1),
-        document_filename="acme-10k.pdf",
-        document_title="Acme Corp 10-K",
-        distance=0.5,
-        content=content,
-        page_start=page,
-        page_end=page,
-        page_span_start=0,
-        page_span_end=len(content),
-        context_header=context,
-    )
-
+from tests.helpers.chunks import statement_chunk
 
 INCOME = statement_chunk(
     1,
@@ -116,6 +97,46 @@ def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple
     ],
 )
 def test_questions_that_ask_no_computed_figure(question: str) -> None:
+    assert asked_metric(question) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "metric", "years"),
+    [
+        (
+            "Basing your judgments off of the balance sheet, what is the year end FY2018 amount"
+            " of accounts payable for MGM Resorts? Answer in USD millions.",
+            "accounts payable",
+            (2018,),
+        ),
+        ("What is the FY2015 COGS for Adobe?", "cost of sales", (2015,)),
+        ("What is the FY2018 total revenue for General Mills?", "revenue", (2018,)),
+        (
+            "According to the information provided in the statement of cash flows, what is the"
+            " FY2020 net cash from operating activities for Verizon?",
+            "net cash provided by operating activities",
+            (2020,),
+        ),
+    ],
+)
+def test_a_line_item_asked_alone(question: str, metric: str, years: tuple[int, ...]) -> None:
+    asked = asked_metric(question)
+    assert asked is not None
+    assert (asked.metric.name, asked.years) == (metric, years)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the FY2019 revenue of the Wearables segment?",
+        "What is the FY2019 net income per share?",
+        "What is the FY2017 cost of goods sold and revenue?",  # two items
+        "Has MGM Resorts paid dividends to common shareholders in FY2022?",
+        "In 2022 Q2, which of JPM's business segments had the highest net income?",
+        "Which region had the highest revenue in FY2021?",
+    ],
+)
+def test_questions_that_ask_more_than_a_line_item(question: str) -> None:
     assert asked_metric(question) is None
 
 
@@ -218,6 +239,27 @@ def test_an_amount_in_the_scale_asked_for() -> None:
         "Capital spending (4,625) (4,240) (4,232)\n",
     )
     assert answer.startswith("FY2021 capital expenditure: 4.62 billion (4,625 million)")
+
+
+def test_a_line_item_for_the_year_asked() -> None:
+    answer = worked_out(
+        "What is the year end FY2018 amount of accounts payable for MGM Resorts? Answer in USD"
+        " millions.",
+        "Consolidated Balance Sheets\n(In thousands)\nDecember 31, 2018 2017\n"
+        "Accounts payable $ 302,578 $ 255,028\n",
+    )
+    assert answer.startswith("FY2018 accounts payable: 302.58 million (302,578 thousand)")
+    assert "Accounts payable $ 302,578 $ 255,028 [1]" in answer
+
+
+def test_total_revenues_before_the_net_sales_above_them() -> None:
+    answer = worked_out(
+        "What is Walmart's FY2018 total revenue? Answer in USD millions.",
+        "Consolidated Statements of Income\n(Amounts in millions)\n2018 2017 2016\n"
+        "Net sales $ 495,761 $ 481,317 $ 478,614\nMembership and other income 4,582 4,556 3,516\n"
+        "Total revenues 500,343 485,873 482,130\n",
+    )
+    assert answer.startswith("FY2018 revenue: 500,343 million")
 
 
 def test_a_definition_that_speaks_of_a_change_still_asks_for_the_metric() -> None:
