@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections.abc import Sequence
 
 from sqlalchemy.orm import Session
@@ -16,6 +17,7 @@ from app.answer import (
     synthesize,
     synthesize_with_model,
 )
+from app.answer.extremes import asked_extreme, column_extreme, extreme_answer
 from app.answer.llm import ChatFailed
 from app.answer.metrics import LINE_ITEMS, asked_metric, computed_answer
 from app.contract.schemas import (
@@ -36,6 +38,7 @@ from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
 from app.core.links import response_scope, token_query
 from app.core.questions import question_core
+from app.db.documents import stored_pages
 from app.db.responses import store_response
 from app.embedding.backends import FloatArray
 from app.embedding.embedder import Embedder
@@ -50,7 +53,7 @@ from app.retrieval.pipeline import (
 from app.retrieval.rerank import AnnotationSignal
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
-from app.retrieval.statements import chunks_holding
+from app.retrieval.statements import chunks_holding, page_chunks, with_text_above
 
 logger = logging.getLogger(__name__)
 
@@ -207,6 +210,30 @@ def metric_answer(query: str, ranked: Sequence[Candidate], session: Session) -> 
     return None
 
 
+def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
+    """Returns the answer naming which row of a ranked chunk's table (or which column group of
+    a table on its page) holds the highest or lowest figure `query` asks for
+    (app.answer.extremes), the best ranked first; None when it asks for no comparison, or no
+    ranked table holds one."""
+    asked = asked_extreme(query)
+    if asked is None:
+        return None
+    read: set[tuple[uuid.UUID, int]] = set()
+    for chunk, above in with_text_above(session, ranked):
+        answer = extreme_answer(asked, [(chunk, above)])
+        page = (chunk.document_id, chunk.page_start)
+        if answer is None and page not in read:
+            read.add(page)
+            stored = stored_pages(
+                session=session, document_id=chunk.document_id, numbers=[chunk.page_start]
+            )
+            on_page = page_chunks(session, *page)
+            answer = column_extreme(asked, stored[0], on_page) if stored else None
+        if answer is not None:
+            return answer
+    return None
+
+
 def answer_query(
     request: QueryRequest,
     *,
@@ -234,6 +261,7 @@ def answer_query(
     ranked = [*bundle.context.chunks[:1], *bundle.chunks] if bundle.selection else bundle.chunks
     computed = (
         metric_answer(request.query, ranked, session)
+        or comparison_answer(request.query, ranked, session)
         if bundle.selection is None and settings.synthesis == Synthesis.extractive
         else None
     )

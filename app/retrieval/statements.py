@@ -1,12 +1,12 @@
-"""The chunks of a document that may hold a statement's rows, for an answer computed from them
-(app.answer.metrics)."""
+"""Chunks with the page's text above them, where a table's title, unit and column heads stand,
+for an answer computed from their rows (app.answer.metrics, app.answer.extremes)."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import func, literal, or_, select
+from sqlalchemy import ColumnElement, func, literal, or_, select
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
@@ -24,6 +24,36 @@ def chunks_holding(
     """Returns the chunks of the document whose text matches one of `patterns` (PostgreSQL
     regular expressions, any case), in the document's order, each with the last ABOVE_CHARS
     of its page's text before it."""
+    return _with_text_above(
+        session,
+        Chunk.document_id == document_id,
+        or_(*(Chunk.content.op("~*")(pattern) for pattern in patterns)),
+    )
+
+
+def with_text_above(session: Session, chunks: Sequence[Candidate]) -> list[tuple[Candidate, str]]:
+    """Returns `chunks`, in their order, each with the last ABOVE_CHARS of its page's text
+    before it."""
+    above = dict(
+        (chunk.chunk_id, text)
+        for chunk, text in _with_text_above(
+            session, Chunk.id.in_([chunk.chunk_id for chunk in chunks])
+        )
+    )
+    return [(chunk, above.get(chunk.chunk_id, "")) for chunk in chunks]
+
+
+def page_chunks(session: Session, document_id: uuid.UUID, page: int) -> list[Candidate]:
+    """Returns the chunks of the document that begin on `page`, in the document's order."""
+    return [
+        chunk
+        for chunk, _ in _with_text_above(
+            session, Chunk.document_id == document_id, Chunk.page_start == page
+        )
+    ]
+
+
+def _with_text_above(session: Session, *where: ColumnElement[bool]) -> list[tuple[Candidate, str]]:
     above = chunk_page_text(
         func.greatest(Chunk.page_span_start - ABOVE_CHARS, 0),
         Chunk.page_span_start,
@@ -31,10 +61,7 @@ def chunks_holding(
     rows = session.execute(
         select(*payload(), literal(0.0), above)
         .join(Document, Document.id == Chunk.document_id)
-        .where(
-            Chunk.document_id == document_id,
-            or_(*(Chunk.content.op("~*")(pattern) for pattern in patterns)),
-        )
+        .where(*where)
         .order_by(Chunk.ordinal, Chunk.id)
     ).all()
     chunks = candidates_from([row[:-1] for row in rows], "vector")

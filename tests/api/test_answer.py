@@ -191,3 +191,34 @@ def test_a_ratio_asked_of_a_filing_is_worked_out_from_its_rows(client: TestClien
     assert {e["page_number"] for e in evidence} == {2}
     for row in ("Total current assets 20,991 19,815", "Total current liabilities 15,887 13,997"):
         assert any(row in e["text_snippet"] for e in evidence)
+
+
+def test_which_row_holds_the_lowest_figure_is_read_from_its_table(client: TestClient) -> None:
+    upload(
+        client,
+        text_pdf(
+            [
+                "Acme Corporation\n\nSummary operating results for each of our business "
+                "segments were as follows (in millions):\n\nNet sales\n2022 2021\n"
+                "Aeronautics 26,748 26,266\nSpace 11,814 11,880\nRotors 16,789 15,995\n"
+                "Total net sales 55,351 54,141\nOperating profit\nAeronautics 2,799 2,843\n"
+                "Space 1,134 1,149\nRotors 1,798 1,615\n"
+            ]
+        ),
+        name="acme-10k.pdf",
+    )
+
+    body = client.post(
+        "/api/v1/query",
+        json={
+            "query": "Which of Acme's business segments had the lowest operating profit in 2022?"
+        },
+    ).json()
+
+    assert body["status"] == "ok"
+    assert body["answer"].startswith(
+        "Space, 1,134 in 2022: the lowest of Aeronautics 2,799, Space 1,134, Rotors 1,798 [1] "
+    )
+    assert "Space 1,134 1,149 [1]" in body["answer"]
+    assert body["sources"] == ["acme-10k.pdf, p. 1"]
+    assert any("Space 1,134 1,149" in e["text_snippet"] for e in body["highlighted_sources"])

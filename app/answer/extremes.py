@@ -1,0 +1,327 @@
+"""Which of a table's rows holds the highest or the lowest figure, worked out from the rows.
+
+"Among all of the derivative instruments that Verizon used ..., which one had the highest
+notional value in FY 2021?" is answered by a table of the instruments' notional amounts, one
+row each, that no sentence compares: a quote of its first rows names the wrong one. When a
+question asks which has the highest (or lowest) of something in a year, the rows of the
+best-ranked chunk whose table is titled with that something (its header, or the page's lines
+just above it) are compared in the year's column, totals aside, and the answer names the row
+that holds the extreme, then quotes each row compared, cited like any claim.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.answer.claims import STOPWORDS, Answer, Quote, cite, shown_text, terms
+from app.answer.metrics import (
+    COMPUTED_CONFIDENCE,
+    Row,
+    chunk_rows,
+    figure_value,
+    headed,
+    quoted_row,
+    shown_figure,
+)
+from app.core.chunks import Candidate
+from app.core.records import PageText
+from app.core.rows import (
+    MONTH,
+    NUMERIC_CELL,
+    is_period_line,
+    is_unit_line,
+    row_kind,
+    row_label,
+    table_like,
+)
+
+_EXTREME = re.compile(
+    r"\bwhich\b[^?]*?\b(?P<extreme>highest|largest|biggest|greatest|most|lowest|smallest|least)"
+    r"\s+(?P<measure>[^?,]+?)(?=\s+(?:in|for|during|of|at|as of|among|between)\b|\s*[?,]|$)",
+    re.I,
+)
+_LOWEST = ("lowest", "smallest", "least")
+_YEAR = re.compile(r"\b(?:FY\s?)?((?:19|20)\d\d)\b", re.I)
+_GENERIC = frozenset({"value", "amount", "total", "figure", "number", "level", "balance"})
+"""Words of a measure that any table's title may leave unsaid ("notional value" of a table of
+"notional amounts")."""
+TITLE_LINES = 2
+"""The page's lines just above a chunk, periods and units aside, that may title its first
+block of rows ("The following table sets forth the notional amounts of our outstanding
+derivative instruments:")."""
+
+
+@dataclass(frozen=True)
+class ExtremeQuestion:
+    """Which row holds the highest (or lowest) figure of a measure in a year."""
+
+    highest: bool
+    measure: frozenset[str]
+    """The measure's terms (app.answer.claims.terms), generic words ("value") left out."""
+    year: int
+
+
+def asked_extreme(question: str) -> ExtremeQuestion | None:
+    """Returns the comparison `question` asks for; None when it asks which has the highest or
+    lowest of nothing it names, or names no year."""
+    found = _EXTREME.search(question)
+    years = _YEAR.findall(question)
+    if found is None or not years:
+        return None
+    measure = {term for term in terms(found.group("measure")) if term not in _GENERIC}
+    measure -= STOPWORDS
+    if not measure:
+        return None
+    return ExtremeQuestion(
+        highest=found.group("extreme").lower() not in _LOWEST,
+        measure=frozenset(measure),
+        year=int(years[-1]),
+    )
+
+
+def extreme_answer(
+    asked: ExtremeQuestion, chunks: Sequence[tuple[Candidate, str]]
+) -> Answer | None:
+    """Returns the answer naming the row of the first block of rows in `chunks` (best ranked
+    first, each with its page's text above it) titled with the measure asked that holds two
+    rows or more with a figure for the year, totals aside; None when no block does."""
+    for chunk, above in chunks:
+        for title, block in _blocks(chunk, above):
+            rows = [
+                row
+                for row in block
+                if asked.year in row.figures and not row.label.startswith("total")
+            ]
+            if len(rows) >= 2 and asked.measure <= terms(title):
+                return _answer(asked, [_row_compared(asked, row) for row in rows])
+    return None
+
+
+def _blocks(chunk: Candidate, above: str) -> list[tuple[str, list[Row]]]:
+    """Returns the blocks of a chunk's rows, each with what titles it.
+
+    A table may stack blocks under lines of their own ("Net sales" rows, then "Operating
+    profit" rows): such a line, after rows, begins a block titled by it. The first block is
+    titled by the table's header and the last TITLE_LINES lines of the page above the chunk
+    as well. Lines of periods and units title nothing.
+    """
+    rows = chunk_rows(chunk, above)
+    above_lines = [line for line in above.splitlines() if _titling(line)][-TITLE_LINES:]
+    blocks: list[tuple[list[str], list[Row]]] = [([chunk.table_header_text, *above_lines], [])]
+    for line in re.finditer(r"[^\n]+", chunk.content):
+        row = next((row for row in rows if row.line[0] <= line.start() < row.line[1]), None)
+        if row is not None:
+            if row.line[0] == line.start():
+                blocks[-1][1].append(row)
+        elif row_kind(line.group()) is None and _titling(line.group()):
+            if blocks[-1][1]:
+                blocks.append(([], []))
+            blocks[-1][0].append(line.group())
+    return [(" ".join(title), block) for title, block in blocks]
+
+
+def _titling(line: str) -> bool:
+    return bool(re.search(r"[A-Za-z]", line)) and not (is_period_line(line) or is_unit_line(line))
+
+
+@dataclass(frozen=True)
+class Compared:
+    """One of the things compared: its name, its figure for the year, and what quotes it."""
+
+    name: str
+    value: float
+    quote: Quote
+
+
+def _row_compared(asked: ExtremeQuestion, row: Row) -> Compared:
+    quote = Quote(
+        row.chunk,
+        (row.line,),
+        quoted_row(row),
+        COMPUTED_CONFIDENCE,
+        row.chunk.table_header if headed(row) else None,
+    )
+    name = row_label(" ".join(row.chunk.content[slice(*row.line)].split()))
+    return Compared(name, row.figures[asked.year], quote)
+
+
+def column_extreme(
+    asked: ExtremeQuestion, page: PageText, chunks: Sequence[Candidate]
+) -> Answer | None:
+    """Returns the answer naming the column group of a table on `page` that holds the highest
+    or lowest figure of the measure asked, for a table whose rows are measures and whose
+    column groups are the things compared ("Consumer & Community Banking", "Corporate &
+    Investment Bank", ... each over "2021 2020 Change"); None when the page holds none.
+
+    Which figure stands under which group is read from where they stand on the page: each
+    column of the year asked begins a group, the words of the heads above (on one line or
+    several) name the group they stand over, and each group takes the figure of the measure's
+    row nearest to its column. `chunks` are the page's chunks, which quote the rows; a group's
+    first figure, in page order, counts (a quarter's table before the six months'). Totals and
+    reconciling items are no things compared.
+    """
+    lines = [(m.start(), m.end()) for m in _LINE.finditer(page.text)]
+    labels = [_label_terms(page.text[start:end]) for start, end in lines]
+    # The measure's own row, not a longer one holding its words ("Net interest income").
+    fewest = min((len(held - asked.measure) for held in labels if asked.measure <= held), default=0)
+    found: dict[str, Compared] = {}
+    for number, (start, end) in enumerate(lines):
+        label = row_label(page.text[start:end])
+        held = labels[number]
+        if not label or not asked.measure <= held or len(held - asked.measure) > fewest:
+            continue
+        chunk = next((c for c in chunks if _holds(c, start, end)), None)
+        heads = _column_heads(asked.year, page, lines[:number])
+        cells = _cells(page, start + len(label), end)
+        if chunk is None or heads is None or len(cells) < len(heads[1]):
+            continue
+        head_lines, names = heads
+        row = (start - chunk.page_span_start, end - chunk.page_span_start)
+        if all(_holds(chunk, *line) for line in head_lines):
+            parts = (
+                *((a - chunk.page_span_start, b - chunk.page_span_start) for a, b in head_lines),
+                row,
+            )
+            quote = Quote(chunk, parts, shown_text(chunk.content, parts), COMPUTED_CONFIDENCE)
+        else:
+            shown = shown_text(page.text, (*head_lines, (start, end)))
+            header = (head_lines[0][0], head_lines[-1][1])
+            quote = Quote(chunk, (row,), shown, COMPUTED_CONFIDENCE, header)
+        for name, x in names:
+            value = min(cells, key=lambda cell: abs(cell[1] - x))[0]
+            if name not in found and not _NOT_COMPARED.match(name):
+                found[name] = Compared(name, value, quote)
+    return _answer(asked, list(found.values())) if len(found) >= 2 else None
+
+
+HEAD_LINES = 15
+"""A table's line of years stands at most this many lines above a row of it."""
+_LINE = re.compile(r"[^\n]+")
+_WORD = re.compile(r"\S+")
+_PERIOD_WORD = re.compile(
+    rf"(?:{MONTH}|\d{{1,2}},?|ended|ending|months?|years?|quarters?|weeks?|three|six|nine"
+    r"|twelve)$",
+    re.I,
+)
+"""A word of a period's heading ("Three months ended June 30,"): it names no group."""
+_NOT_COMPARED = re.compile(r"(?:total|reconciling|eliminations?|adjustments?)\b", re.I)
+
+Span = tuple[int, int]
+
+
+def _holds(chunk: Candidate, start: int, end: int) -> bool:
+    return (
+        chunk.page_start == chunk.page_end
+        and chunk.page_span_start <= start
+        and end <= chunk.page_span_end
+    )
+
+
+def _column_heads(
+    year: int, page: PageText, lines: Sequence[Span]
+) -> tuple[list[Span], list[tuple[str, float]]] | None:
+    """Returns the lines of the heads over a row's column groups, and each group's name with
+    where its column of `year` stands (its centre, in page units); None when the lines above
+    the row hold no line of years that repeats `year`, or a group is left unnamed.
+
+    The nearest line above the row that writes `year` twice or more heads the columns: each
+    `year` begins a group, which runs to the next. The lines above it, up to a row or a line
+    of prose, name the groups: each word over the groups (not left of the first, where the
+    rows' labels stand) names the group nearest to it.
+    """
+    for place in reversed(range(max(0, len(lines) - HEAD_LINES), len(lines))):
+        start, end = lines[place]
+        words = [(start + m.start(), start + m.end()) for m in _WORD.finditer(page.text[start:end])]
+        firsts = [k for k, (a, b) in enumerate(words) if page.text[a:b] == str(year)]
+        if len(firsts) < 2:
+            continue
+        boxes = [_box(page, a, b) for a, b in words]
+        groups = [
+            (boxes[first][0], boxes[(firsts[k + 1] if k + 1 < len(firsts) else len(words)) - 1][2])
+            for k, first in enumerate(firsts)
+        ]
+        left = groups[0][0] - (groups[0][1] - groups[0][0]) / 2
+        named: list[list[list[str]]] = [[] for _ in groups]
+        head_lines: list[Span] = []
+        for above_start, above_end in reversed(lines[:place]):
+            text = page.text[above_start:above_end]
+            if row_kind(text):
+                break
+            over = [
+                (page.text[a:b], _centre(page, a, b))
+                for a, b in (
+                    (above_start + m.start(), above_start + m.end()) for m in _WORD.finditer(text)
+                )
+            ]
+            over = [(word, x) for word, x in over if x >= left and not _PERIOD_WORD.match(word)]
+            if not over:
+                continue
+            if not table_like(" ".join(word for word, _ in over)):
+                break
+            head_lines.insert(0, (above_start, above_end))
+            for group in named:
+                group.insert(0, [])
+            for word, x in over:
+                nearest = min(range(len(groups)), key=lambda k: _distance(x, groups[k]))
+                named[nearest][0].append(word)
+        names = [" ".join(word for line in group for word in line) for group in named]
+        if not all(names):
+            return None
+        centres = [(boxes[first][0] + boxes[first][2]) / 2 for first in firsts]
+        return head_lines, list(zip(names, centres, strict=True))
+    return None
+
+
+def _label_terms(line: str) -> frozenset[str]:
+    """Returns the terms of a row's label, what it adds in parentheses left out ("Net
+    income/(loss)" is net income)."""
+    return frozenset(terms(re.sub(r"/?\([^)]*\)", " ", row_label(line))))
+
+
+def _distance(x: float, extent: tuple[float, float]) -> float:
+    return max(extent[0] - x, x - extent[1], 0.0)
+
+
+def _box(page: PageText, start: int, end: int) -> tuple[float, float, float, float]:
+    boxes = page.char_boxes[start:end]
+    return (
+        float(boxes[:, 0].min()),
+        float(boxes[:, 1].min()),
+        float(boxes[:, 2].max()),
+        float(boxes[:, 3].max()),
+    )
+
+
+def _centre(page: PageText, start: int, end: int) -> float:
+    x0, _, x1, _ = _box(page, start, end)
+    return (x0 + x1) / 2
+
+
+def _cells(page: PageText, start: int, end: int) -> list[tuple[float, float]]:
+    """Returns the figures of a row after its label, each with its centre."""
+    cells = []
+    for m in _WORD.finditer(page.text[start:end]):
+        value = figure_value(m.group()) if NUMERIC_CELL.match(m.group()) else None
+        if value is not None:
+            cells.append((value, _centre(page, start + m.start(), start + m.end())))
+    return cells
+
+
+def _answer(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Answer:
+    extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
+    answer = cite(list(dict.fromkeys(each.quote for each in compared)))
+    markers = " ".join(f"[{n}]" for n in sorted({claim.source for claim in answer.claims}))
+    word = "highest" if asked.highest else "lowest"
+    listed = ", ".join(f"{each.name} {shown_figure(each.value)}" for each in compared)
+    return Answer(
+        text=(
+            f"{extreme.name}, {shown_figure(extreme.value)} in {asked.year}: the {word} of"
+            f" {listed} {markers} {answer.text}"
+        ),
+        sources=answer.sources,
+        citations=answer.citations,
+        confidence=answer.confidence,
+        claims=answer.claims,
+    )

@@ -1,0 +1,173 @@
+"""Which row of a table holds the highest or lowest figure: the question, the table chosen and
+the answer that names the row and quotes every row compared."""
+
+from __future__ import annotations
+
+import pymupdf
+import pytest
+
+from app.answer.extremes import asked_extreme, column_extreme, extreme_answer
+from app.pdf.reader import extract_page
+from tests.helpers.chunks import statement_chunk
+from tests.helpers.corpus import corpus_path
+
+NOTIONAL_ABOVE = (
+    "We do not hold derivatives for trading purposes.\n"
+    "The following table sets forth the notional amounts of our outstanding derivative "
+    "instruments:\n(dollars in millions)\nAt December 31,\n2021\n2020\n"
+)
+NOTIONAL = statement_chunk(
+    1,
+    "Interest rate swaps $ 19,779 $ 17,768\nCross currency swaps 32,502 26,288\n"
+    "Forward starting interest rate swaps 1,000 2,000\nForeign exchange forwards 932 1,405\n",
+    page=85,
+)
+QUESTION = (
+    "Among all of the derivative instruments that Verizon used to manage the exposure to "
+    "fluctuations of foreign currencies exchange rates or interest rates, which one had the "
+    "highest notional value in FY 2021?"
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "highest", "measure", "year"),
+    [
+        (QUESTION, True, {"notional"}, 2021),
+        (
+            "Which of JPM's business segments had the lowest net revenue in 2021 Q1?",
+            False,
+            {"net", "revenue"},
+            2021,
+        ),
+        (
+            "In 2022 Q2, which of JPM's business segments had the highest net income?",
+            True,
+            {"net", "income"},
+            2022,
+        ),
+    ],
+)
+def test_the_comparison_asked(question: str, highest: bool, measure: set[str], year: int) -> None:
+    asked = asked_extreme(question)
+    assert asked is not None
+    assert (asked.highest, asked.measure, asked.year) == (highest, measure, year)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Which derivative instruments does Verizon use?",  # no comparison
+        "Which segment had the highest revenue?",  # no year
+        "What was the highest notional amount in 2021?",  # no "which"
+    ],
+)
+def test_questions_that_ask_no_comparison(question: str) -> None:
+    assert asked_extreme(question) is None
+
+
+def test_the_row_with_the_highest_figure_of_the_year_and_every_row_compared() -> None:
+    asked = asked_extreme(QUESTION)
+    assert asked is not None
+    answer = extreme_answer(asked, [(NOTIONAL, NOTIONAL_ABOVE)])
+    assert answer is not None
+    assert answer.text.startswith(
+        "Cross currency swaps, 32,502 in 2021: the highest of Interest rate swaps 19,779, "
+        "Cross currency swaps 32,502, Forward starting interest rate swaps 1,000, Foreign "
+        "exchange forwards 932 [1]"
+    )
+    assert "Cross currency swaps 32,502 26,288 [1]" in answer.text
+    assert answer.sources == ["acme-10k.pdf, p. 85"]
+    for claim in answer.claims:
+        assert claim.text == claim.chunk.content[claim.start : claim.end].strip()
+
+
+def test_the_lowest_figure_and_totals_aside() -> None:
+    chunk = statement_chunk(
+        2,
+        "Revenue by segment\n(in millions)\n2021 2020\nNorth America 5,000 4,000\n"
+        "Europe (120) 300\nAsia 900 800\nTotal 5,780 5,100\n",
+        page=40,
+    )
+    asked = asked_extreme("Which segment had the lowest revenue in FY2021?")
+    assert asked is not None
+    answer = extreme_answer(asked, [(chunk, "")])
+    assert answer is not None
+    assert answer.text.startswith("Europe, -120 in 2021: the lowest of North America 5,000,")
+    assert "Total 5,780" not in answer.text.split("[1]")[0]
+
+
+def test_blocks_stacked_in_one_table_are_compared_apart() -> None:
+    chunk = statement_chunk(
+        3,
+        "Net sales\n2021 2020 2019\nAeronautics $ 26,748 $ 26,266 $ 23,693\n"
+        "Space 11,814 11,880 10,860\nTotal net sales $ 38,562 $ 38,146 $ 34,553\n"
+        "Operating profit\nAeronautics $ 2,799 $ 2,843 $ 2,521\nSpace 1,134 1,149 1,191\n"
+        "Return on sales 10.5 % 10.8 %\n",
+        page=42,
+    )
+    above = "Summary operating results for each of our business segments were as follows:\n"
+    for question, start in [
+        ("Which business segment had the lowest operating profit in 2021?", "Space, 1,134"),
+        ("Which business segment had the lowest net sales in 2021?", "Space, 11,814"),
+    ]:
+        asked = asked_extreme(question)
+        assert asked is not None
+        answer = extreme_answer(asked, [(chunk, above)])
+        assert answer is not None
+        assert answer.text.startswith(f"{start} in 2021: the lowest of Aeronautics")
+
+
+def test_no_answer_from_a_table_titled_otherwise() -> None:
+    asked = asked_extreme("Which one had the highest fair value in FY 2021?")
+    assert asked is not None
+    assert extreme_answer(asked, [(NOTIONAL, NOTIONAL_ABOVE)]) is None
+
+
+@pytest.mark.parametrize(
+    ("filing", "page", "question", "start"),
+    [
+        (
+            "JPMORGAN_2021Q1_10Q.pdf",
+            19,
+            "Which of JPM's business segments had the lowest net revenue in 2021 Q1?",
+            "Corporate, -473 in 2021: the lowest of Consumer & Community Banking 12,517, "
+            "Corporate & Investment Bank 14,605, Commercial Banking 2,393, Asset & Wealth "
+            "Management 4,077, Corporate -473 [1]",
+        ),
+        (
+            # The notes' table: heads over several lines, "Reconciling Items" beside the
+            # segments, "Net interest income" beside "Net income/(loss)".
+            "JPMORGAN_2021Q1_10Q.pdf",
+            160,
+            "Which of JPM's business segments had the highest net income in 2021 Q1?",
+            "Consumer & Community Banking, 6,728 in 2021: the highest of Consumer & Community "
+            "Banking 6,728, Corporate & Investment Bank 5,740, Commercial Banking 1,168, Asset & "
+            "Wealth Management 1,244, Corporate -580 [1]",
+        ),
+        (
+            # The quarter's tables stand before the six months': a group's first figure counts.
+            "JPMORGAN_2022Q2_10Q.pdf",
+            21,
+            "In 2022 Q2, which of JPM's business segments had the highest net income?",
+            "Corporate & Investment Bank, 3,725 in 2022: the highest of Consumer & Community "
+            "Banking 3,100, Corporate & Investment Bank 3,725, Commercial Banking 994, Asset & "
+            "Wealth Management 1,004, Corporate -174 [1]",
+        ),
+    ],
+)
+def test_column_groups_named_over_their_columns(
+    filing: str, page: int, question: str, start: str
+) -> None:
+    """Segments head groups of columns ("2021 2020 Change" each), two tables of three on a
+    page; the figure under each group's column of the year is read from where it stands."""
+    path = corpus_path("eval", "financebench_dev", "pdfs", filing)
+    with pymupdf.open(path) as document:
+        text = extract_page(document[page - 1])
+    chunk = statement_chunk(7, text.text, page=page)
+    asked = asked_extreme(question)
+    assert asked is not None
+    answer = column_extreme(asked, text, [chunk])
+    assert answer is not None
+    assert answer.text.startswith(start)
+    for claim in answer.claims:
+        assert claim.text == " ".join(" ".join(chunk.content[a:b].split()) for a, b in claim.parts)
