@@ -575,6 +575,19 @@ _QUARTER = re.compile(r"\b(?:quarter|Q[1-4]|(?:three|six|nine) months)\b", re.I)
 _NOT_ONE_FIGURE = re.compile(r"\b(?:chang|increas|decreas|compar|differ)\w*", re.I)
 """A question about a quarter, or about how a metric moved, asks for more than a fiscal year's
 figure (and a quarter's columns would be read as the year's)."""
+_YEAR_ON_YEAR = re.compile(
+    r"\b(?:year[- ]over[- ]year|YoY|y/y)\b|\b(?:percent(?:age)?|%) (?:change|growth)\b"
+    r"|\bgrowth rate\b",
+    re.I,
+)
+_IN_PERCENT = re.compile(r"\bpercent|%", re.I)
+_CHANGE_WORDS = re.compile(
+    r"\b(?:year[- ]over[- ]year|YoY|y/y|percent(?:age)?|growth(?: rate)?|change)\b|%|\([^)]*\)",
+    re.I,
+)
+"""How a question asks for the percentage change of an item from one fiscal year to the next
+("What is Adobe's year-over-year change in unadjusted operating income from FY2015 to FY2016 (in
+units of percents)?"), and the words that ask it, left out to find the item."""
 _ASKED_SCALE = re.compile(
     r"\bin (?:units of )?(?:USD |US\$ |\$ ?)?(thousands|millions|billions)\b", re.I
 )
@@ -590,7 +603,8 @@ class MetricQuestion:
     years: tuple[int, ...]
     """The fiscal years it is asked for (one, or the span of an average or a growth rate)."""
     growth: bool = False
-    """The compound annual growth of the metric from the first year to the last."""
+    """The compound annual growth of the metric from the first year to the last (over one
+    year, its change in percent)."""
     largest: bool = False
     """Which of the metric's items is the largest ("Among operations, investing, and financing
     activities, which brought in the most (or lost the least) cash flow?"); a question of the
@@ -638,6 +652,9 @@ def asked_metric(question: str) -> MetricQuestion | None:
     if _CAGR.search(question) and _REVENUE.search(question):
         growth = MetricQuestion(CAGR_OF_REVENUE, (years[0], years[-1]), growth=True)
         return growth if len(years) > 1 else None
+    if len(years) == 2 and _YEAR_ON_YEAR.search(question) and _IN_PERCENT.search(question):
+        changed = _item_asked(_CHANGE_WORDS.sub(" ", _asking(question)))
+        return MetricQuestion(changed, years, growth=True) if changed else None
     if CASH_FLOW_BY_ACTIVITY.asked.search(question):
         return MetricQuestion(CASH_FLOW_BY_ACTIVITY, years[-1:], largest=True)
     metric = next((m for m in METRICS if m.asked.search(question)), None) or _item_asked(
@@ -894,7 +911,7 @@ def computed_answer(
             return None
         result = 100 * ((last / first) ** (1 / periods) - 1)
         unit: Unit = "percent"
-        name = "CAGR of revenue"
+        name = f"{'change in' if periods == 1 else 'CAGR of'} {metric.name}"
     else:
         result, unit, name = fmean(values), metric.unit, metric.name
         if len(asked.years) > 1:
@@ -945,10 +962,11 @@ def _how(asked: MetricQuestion, found: Mapping[str, Row]) -> str:
     metric = asked.metric
     if asked.growth:
         first, last = asked.years[0], asked.years[-1]
-        row = found["revenue"]
+        ((item, row),) = found.items()
+        years = f"{last - first} years" if last - first > 1 else "a year"
         return (
-            f"revenue {shown_figure(row.figures[last])} in FY{last} against "
-            f"{shown_figure(row.figures[first])} in FY{first}, over {last - first} years"
+            f"{LINE_ITEMS[item].name} {shown_figure(row.figures[last])} in FY{last} against "
+            f"{shown_figure(row.figures[first])} in FY{first}, over {years}"
         )
     shown = {}
     for name, row in found.items():

@@ -252,6 +252,29 @@ def test_a_line_item_for_the_year_asked() -> None:
     assert "Accounts payable $ 302,578 $ 255,028 [1]" in answer
 
 
+def test_the_change_of_an_item_from_one_year_to_the_next() -> None:
+    question = (
+        "What is Adobe's year-over-year change in unadjusted operating income from FY2015 to "
+        "FY2016 (in units of percents and round to one decimal place)?"
+    )
+    asked = asked_metric(question)
+    assert asked is not None
+    assert (asked.metric.name, asked.years, asked.growth) == (
+        "operating income",
+        (2015, 2016),
+        True,
+    )
+    answer = worked_out(
+        question,
+        "Consolidated Statements of Income\n(In thousands)\n2016 2015 2014\n"
+        "Operating income 1,493,602 903,095 412,685\n",
+    )
+    assert answer.startswith(
+        "FY2015-FY2016 change in operating income: 65.4% (operating income 1,493,602 in FY2016 "
+        "against 903,095 in FY2015, over a year) [1]"
+    )
+
+
 def test_total_revenues_before_the_net_sales_above_them() -> None:
     answer = worked_out(
         "What is Walmart's FY2018 total revenue? Answer in USD millions.",
