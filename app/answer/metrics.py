@@ -553,12 +553,13 @@ before "sales", "net cash from operations" before "operations"."""
 ITEM_METRICS = {key: _item_metric(key) for key in ASKED_ITEMS}
 _NOT_THE_ITEM = re.compile(
     r"\b(?:per share|EPS|segments?|regions?|geograph\w*|divisions?|brands?|products?|adjusted"
-    r"|non-GAAP|ratio|margin|growth|percent\w*|guidance|outlook|expect\w*|which|why|drove"
+    r"|non-GAAP|noncontrolling|minority|ratio|margin|growth|percent\w*|guidance|outlook"
+    r"|expect\w*|which|why|drove"
     r"|driv\w+)\b|%",
     re.I,
 )
 """Words that ask for more than, or other than, the statement's figure of an item: a
-segment's revenue, a per-share amount, a ratio of it."""
+segment's revenue, a per-share amount, the noncontrolling interests' share, a ratio of it."""
 
 _YEAR = r"((?:19|20)\d\d)"
 _FISCAL_YEAR = re.compile(rf"\b(?:FY\s?|fiscal(?: year)?\s+){_YEAR}\b|\b{_YEAR}\b", re.I)
@@ -582,7 +583,7 @@ _YEAR_ON_YEAR = re.compile(
 )
 _IN_PERCENT = re.compile(r"\bpercent|%", re.I)
 _CHANGE_WORDS = re.compile(
-    r"\b(?:year[- ]over[- ]year|YoY|y/y|percent(?:age)?|growth(?: rate)?|change)\b|%|\([^)]*\)",
+    r"\b(?:year[- ]over[- ]year|YoY|y/y|percent\w*|growth(?: rate)?|change)\b|%|\([^)]*\)",
     re.I,
 )
 """How a question asks for the percentage change of an item from one fiscal year to the next

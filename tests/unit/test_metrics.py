@@ -130,6 +130,7 @@ def test_a_line_item_asked_alone(question: str, metric: str, years: tuple[int, .
     [
         "What is the FY2019 revenue of the Wearables segment?",
         "What is the FY2019 net income per share?",
+        "What is the FY2019 net income attributable to noncontrolling interests?",
         "What is the FY2017 cost of goods sold and revenue?",  # two items
         "Has MGM Resorts paid dividends to common shareholders in FY2022?",
         "In 2022 Q2, which of JPM's business segments had the highest net income?",
