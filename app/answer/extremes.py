@@ -5,8 +5,10 @@ notional value in FY 2021?" is answered by a table of the instruments' notional 
 row each, that no sentence compares: a quote of its first rows names the wrong one. When a
 question asks which has the highest (or lowest) of something in a year, the rows of the
 best-ranked chunk whose table is titled with that something (its header, or the page's lines
-just above it) are compared in the year's column, totals aside, and the answer names the row
-that holds the extreme, then quotes each row compared, cited like any claim.
+just above it) are compared in the year's column, totals aside; where the things compared head
+groups of columns instead (JPMorgan's segments, each over "2021 2020 Change"), the figures
+under each group are read from where they stand on the page. The answer names the one that
+holds the extreme and every figure compared, then quotes the rows, cited like any claim.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.answer.claims import STOPWORDS, Answer, Quote, cite, shown_text, terms
+from app.answer.claims import Answer, Quote, cite, shown_text, terms
 from app.answer.metrics import (
     COMPUTED_CONFIDENCE,
     Row,
@@ -25,6 +27,7 @@ from app.answer.metrics import (
     quoted_row,
     shown_figure,
 )
+from app.answer.units import Span
 from app.core.chunks import Candidate
 from app.core.records import PageText
 from app.core.rows import (
@@ -46,11 +49,16 @@ _LOWEST = ("lowest", "smallest", "least")
 _YEAR = re.compile(r"\b(?:FY\s?)?((?:19|20)\d\d)\b", re.I)
 _GENERIC = frozenset({"value", "amount", "total", "figure", "number", "level", "balance"})
 """Words of a measure that any table's title may leave unsaid ("notional value" of a table of
-"notional amounts")."""
+"notional amounts"), nor a row's label ("Total net revenue")."""
 TITLE_LINES = 2
 """The page's lines just above a chunk, periods and units aside, that may title its first
 block of rows ("The following table sets forth the notional amounts of our outstanding
 derivative instruments:")."""
+
+_LINE = re.compile(r"[^\n]+")
+_WORD = re.compile(r"\S+")
+_NOT_COMPARED = re.compile(r"(?:total|reconciling|eliminations?|adjustments?)\b", re.I)
+"""What is never one of the things compared: a total, reconciling items."""
 
 
 @dataclass(frozen=True)
@@ -70,8 +78,7 @@ def asked_extreme(question: str) -> ExtremeQuestion | None:
     years = _YEAR.findall(question)
     if found is None or not years:
         return None
-    measure = {term for term in terms(found.group("measure")) if term not in _GENERIC}
-    measure -= STOPWORDS
+    measure = terms(found.group("measure")) - _GENERIC
     if not measure:
         return None
     return ExtremeQuestion(
@@ -92,7 +99,7 @@ def extreme_answer(
             rows = [
                 row
                 for row in block
-                if asked.year in row.figures and not row.label.startswith("total")
+                if asked.year in row.figures and not _NOT_COMPARED.match(row.label)
             ]
             if len(rows) >= 2 and asked.measure <= terms(title):
                 return _answer(asked, [_row_compared(asked, row) for row in rows])
@@ -110,7 +117,7 @@ def _blocks(chunk: Candidate, above: str) -> list[tuple[str, list[Row]]]:
     rows = chunk_rows(chunk, above)
     above_lines = [line for line in above.splitlines() if _titling(line)][-TITLE_LINES:]
     blocks: list[tuple[list[str], list[Row]]] = [([chunk.table_header_text, *above_lines], [])]
-    for line in re.finditer(r"[^\n]+", chunk.content):
+    for line in _LINE.finditer(chunk.content):
         row = next((row for row in rows if row.line[0] <= line.start() < row.line[1]), None)
         if row is not None:
             if row.line[0] == line.start():
@@ -163,19 +170,21 @@ def column_extreme(
     reconciling items are no things compared.
     """
     lines = [(m.start(), m.end()) for m in _LINE.finditer(page.text)]
-    labels = [_label_terms(page.text[start:end]) for start, end in lines]
-    # The measure's own row, not a longer one holding its words ("Net interest income").
-    fewest = min((len(held - asked.measure) for held in labels if asked.measure <= held), default=0)
-    found: dict[str, Compared] = {}
+    rows: list[tuple[int, int, list[tuple[float, float]]]] = []
     for number, (start, end) in enumerate(lines):
         label = row_label(page.text[start:end])
-        held = labels[number]
-        if not label or not asked.measure <= held or len(held - asked.measure) > fewest:
-            continue
+        held = _label_terms(label)
+        cells = _cells(page, start + len(label), end) if asked.measure <= held else []
+        if label and len(cells) >= 2:
+            rows.append((number, len(held - asked.measure - _GENERIC), cells))
+    # The measure's own row, not a longer one holding its words ("Net interest income").
+    fewest = min((extra for _, extra, _ in rows), default=0)
+    found: dict[str, Compared] = {}
+    for number, extra, cells in rows:
+        start, end = lines[number]
         chunk = next((c for c in chunks if _holds(c, start, end)), None)
         heads = _column_heads(asked.year, page, lines[:number])
-        cells = _cells(page, start + len(label), end)
-        if chunk is None or heads is None or len(cells) < len(heads[1]):
+        if extra > fewest or chunk is None or heads is None or len(cells) < len(heads[1]):
             continue
         head_lines, names = heads
         row = (start - chunk.page_span_start, end - chunk.page_span_start)
@@ -198,17 +207,12 @@ def column_extreme(
 
 HEAD_LINES = 15
 """A table's line of years stands at most this many lines above a row of it."""
-_LINE = re.compile(r"[^\n]+")
-_WORD = re.compile(r"\S+")
 _PERIOD_WORD = re.compile(
     rf"(?:{MONTH}|\d{{1,2}},?|ended|ending|months?|years?|quarters?|weeks?|three|six|nine"
     r"|twelve)$",
     re.I,
 )
 """A word of a period's heading ("Three months ended June 30,"): it names no group."""
-_NOT_COMPARED = re.compile(r"(?:total|reconciling|eliminations?|adjustments?)\b", re.I)
-
-Span = tuple[int, int]
 
 
 def _holds(chunk: Candidate, start: int, end: int) -> bool:
@@ -274,10 +278,10 @@ def _column_heads(
     return None
 
 
-def _label_terms(line: str) -> frozenset[str]:
+def _label_terms(label: str) -> frozenset[str]:
     """Returns the terms of a row's label, what it adds in parentheses left out ("Net
     income/(loss)" is net income)."""
-    return frozenset(terms(re.sub(r"/?\([^)]*\)", " ", row_label(line))))
+    return frozenset(terms(re.sub(r"/?\([^)]*\)", " ", label)))
 
 
 def _distance(x: float, extent: tuple[float, float]) -> float:

@@ -53,7 +53,7 @@ from app.retrieval.pipeline import (
 from app.retrieval.rerank import AnnotationSignal
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
-from app.retrieval.statements import chunks_holding, page_chunks, with_text_above
+from app.retrieval.statements import chunks_holding, chunks_on_page, with_text_above
 
 logger = logging.getLogger(__name__)
 
@@ -227,7 +227,7 @@ def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session)
             stored = stored_pages(
                 session=session, document_id=chunk.document_id, numbers=[chunk.page_start]
             )
-            on_page = page_chunks(session, *page)
+            on_page = chunks_on_page(session, *page)
             answer = column_extreme(asked, stored[0], on_page) if stored else None
         if answer is not None:
             return answer

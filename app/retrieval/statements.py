@@ -43,23 +43,30 @@ def with_text_above(session: Session, chunks: Sequence[Candidate]) -> list[tuple
     return [(chunk, above.get(chunk.chunk_id, "")) for chunk in chunks]
 
 
-def page_chunks(session: Session, document_id: uuid.UUID, page: int) -> list[Candidate]:
+def chunks_on_page(session: Session, document_id: uuid.UUID, page: int) -> list[Candidate]:
     """Returns the chunks of the document that begin on `page`, in the document's order."""
     return [
         chunk
         for chunk, _ in _with_text_above(
-            session, Chunk.document_id == document_id, Chunk.page_start == page
+            session, Chunk.document_id == document_id, Chunk.page_start == page, above=False
         )
     ]
 
 
-def _with_text_above(session: Session, *where: ColumnElement[bool]) -> list[tuple[Candidate, str]]:
-    above = chunk_page_text(
-        func.greatest(Chunk.page_span_start - ABOVE_CHARS, 0),
-        Chunk.page_span_start,
+def _with_text_above(
+    session: Session, *where: ColumnElement[bool], above: bool = True
+) -> list[tuple[Candidate, str]]:
+    """Returns the chunks `where` selects, each with the last ABOVE_CHARS of its page's text
+    before it ("" unless `above`)."""
+    text_above = (
+        chunk_page_text(
+            func.greatest(Chunk.page_span_start - ABOVE_CHARS, 0), Chunk.page_span_start
+        )
+        if above
+        else literal("")
     )
     rows = session.execute(
-        select(*payload(), literal(0.0), above)
+        select(*payload(), literal(0.0), text_above)
         .join(Document, Document.id == Chunk.document_id)
         .where(*where)
         .order_by(Chunk.ordinal, Chunk.id)
