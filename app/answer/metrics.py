@@ -817,8 +817,7 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             label_line = place if re.search(r"[A-Za-z]", text) else None
             continue
         label = row_label(text)
-        cells = text.split()[len(label.split()) :]
-        values = [figure_value(cell) for cell in cells if cell not in ("$", "\u20ac", "\u00a3")]
+        values = [figure_value(cell) for cell in _amounts(text.split()[len(label.split()) :])]
         line = place
         if label_line is not None and (not label or _continues(chunk.content, label_line, label)):
             label = f"{chunk.content[slice(*label_line)]} {label}"
@@ -831,6 +830,17 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             figures.setdefault(year, value)  # type: ignore[arg-type]
         rows.append(Row(chunk, line, normal_label(label), figures, statement, audited, scale))
     return rows
+
+
+def _amounts(cells: Sequence[str]) -> list[str]:
+    """Returns a row's cells of amounts: currency signs and percentages ("18 %", "(4.9)%",
+    the change columns beside a year's figures) left out."""
+    kept = []
+    for k, cell in enumerate(cells):
+        percent = cell.endswith("%") or cells[k + 1 : k + 2] == ["%"]
+        if cell not in ("$", "\u20ac", "\u00a3") and not percent:
+            kept.append(cell)
+    return kept
 
 
 def _continues(content: str, label_line: tuple[int, int], label: str) -> bool:

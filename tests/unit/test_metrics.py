@@ -177,6 +177,19 @@ def test_a_header_of_dates_on_lines_of_their_own() -> None:
     assert row.figures == {2015: 167.0, 2014: 203.0, 2013: 236.0}
 
 
+def test_a_row_with_percentage_changes_beside_its_figures() -> None:
+    chunk = statement_chunk(
+        8,
+        "(Dollars in millions) FISCAL 2023 FISCAL 2022 % CHANGE FISCAL 2021 % CHANGE\n"
+        "North America $ 21,608 $ 18,353 18 % $ 17,179 7 %\n"
+        "Net sales $ 24,977 $ 26,268 (4.9)% $ 26,076 0.7%\n",
+        page=40,
+    )
+    north_america, net_sales = chunk_rows(chunk)
+    assert north_america.figures == {2023: 21608.0, 2022: 18353.0, 2021: 17179.0}
+    assert net_sales.figures == {2023: 24977.0, 2022: 26268.0, 2021: 26076.0}
+
+
 def test_a_label_that_goes_on_from_the_line_above() -> None:
     chunk = statement_chunk(
         5,
