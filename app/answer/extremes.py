@@ -88,49 +88,56 @@ def asked_extreme(question: str) -> ExtremeQuestion | None:
     )
 
 
-def extreme_answer(
-    asked: ExtremeQuestion, chunks: Sequence[tuple[Candidate, str]]
-) -> Answer | None:
-    """Returns the answer naming the row of the first block of rows in `chunks` (best ranked
-    first, each with its page's text above it) titled with the measure asked that holds two
-    rows or more with a figure for the year, totals aside; None when no block does."""
-    for chunk, above in chunks:
-        for title, block in _blocks(chunk, above):
-            rows = [
-                row
-                for row in block
-                if asked.year in row.figures and not _NOT_COMPARED.match(row.label)
-            ]
-            if len(rows) >= 2 and asked.measure <= terms(title):
-                return _answer(asked, [_row_compared(asked, row) for row in rows])
+def extreme_answer(asked: ExtremeQuestion, table: Sequence[tuple[Candidate, str]]) -> Answer | None:
+    """Returns the answer naming the row of the first block of rows of `table` (the chunks of
+    one table, or one chunk, in their order, each with its page's text above it) titled with
+    the measure asked that holds two rows or more with a figure for the year, totals aside;
+    None when no block does."""
+    for title, block in _blocks(table):
+        rows = [
+            row for row in block if asked.year in row.figures and not _NOT_COMPARED.match(row.label)
+        ]
+        if len(rows) >= 2 and asked.measure <= terms(title):
+            return _answer(asked, [_row_compared(asked, row) for row in rows])
     return None
 
 
-def _blocks(chunk: Candidate, above: str) -> list[tuple[str, list[Row]]]:
-    """Returns the blocks of a chunk's rows, each with what titles it.
+def _blocks(table: Sequence[tuple[Candidate, str]]) -> list[tuple[str, list[Row]]]:
+    """Returns the blocks of a table's rows, each with what titles it.
 
     A table may stack blocks under lines of their own ("Net sales" rows, then "Operating
-    profit" rows): such a line, after rows, begins a block titled by it. The first block is
-    titled by the table's header and the last TITLE_LINES lines of the page above the chunk
-    as well. Lines of periods and units title nothing.
+    profit" rows): such a line, after rows, begins a block titled by it, and a total ends the
+    block it sums. The first block is titled by the table's header and the last TITLE_LINES
+    lines of the page above the first chunk as well. A block goes on from one chunk of the
+    table to the next. Lines of periods and units title nothing.
     """
-    rows = chunk_rows(chunk, above)
+    if not table:
+        return []
+    first, above = table[0]
     above_lines = [line for line in above.splitlines() if _titling(line)][-TITLE_LINES:]
-    blocks: list[tuple[list[str], list[Row]]] = [([chunk.table_header_text, *above_lines], [])]
-    for line in _LINE.finditer(chunk.content):
-        row = next((row for row in rows if row.line[0] <= line.start() < row.line[1]), None)
-        if row is not None:
-            if row.line[0] == line.start():
-                blocks[-1][1].append(row)
-        elif row_kind(line.group()) is None and _titling(line.group()):
-            if blocks[-1][1]:
-                blocks.append(([], []))
-            blocks[-1][0].append(line.group())
+    blocks: list[tuple[list[str], list[Row]]] = [([first.table_header_text, *above_lines], [])]
+    for chunk, text_above in table:
+        rows = chunk_rows(chunk, text_above)
+        for line in _LINE.finditer(chunk.content):
+            row = next((row for row in rows if row.line[0] <= line.start() < row.line[1]), None)
+            if row is not None:
+                if row.line[0] == line.start():
+                    blocks[-1][1].append(row)
+                    if row.label.startswith("total"):
+                        blocks.append(([], []))
+            elif _titling(line.group()):
+                if blocks[-1][1]:
+                    blocks.append(([], []))
+                blocks[-1][0].append(line.group())
     return [(" ".join(title), block) for title, block in blocks]
 
 
 def _titling(line: str) -> bool:
-    return bool(re.search(r"[A-Za-z]", line)) and not (is_period_line(line) or is_unit_line(line))
+    return (
+        bool(re.search(r"[A-Za-z]", line))
+        and row_kind(line) is None
+        and not (is_period_line(line) or is_unit_line(line))
+    )
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,7 @@ from app.retrieval.pipeline import (
 from app.retrieval.rerank import AnnotationSignal
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
-from app.retrieval.statements import chunks_holding, chunks_on_page, with_text_above
+from app.retrieval.statements import chunks_holding, chunks_on_page, table_chunks
 
 logger = logging.getLogger(__name__)
 
@@ -211,16 +211,16 @@ def metric_answer(query: str, ranked: Sequence[Candidate], session: Session) -> 
 
 
 def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
-    """Returns the answer naming which row of a ranked chunk's table (or which column group of
-    a table on its page) holds the highest or lowest figure `query` asks for
+    """Returns the answer naming which row of a ranked chunk's table, read whole (or which
+    column group of a table on its page), holds the highest or lowest figure `query` asks for
     (app.answer.extremes), the best ranked first; None when it asks for no comparison, or no
     ranked table holds one."""
     asked = asked_extreme(query)
     if asked is None:
         return None
     read: set[tuple[uuid.UUID, int]] = set()
-    for chunk, above in with_text_above(session, ranked):
-        answer = extreme_answer(asked, [(chunk, above)])
+    for chunk in ranked:
+        answer = extreme_answer(asked, table_chunks(session, chunk))
         page = (chunk.document_id, chunk.page_start)
         if answer is None and page not in read:
             read.add(page)

@@ -43,6 +43,21 @@ def with_text_above(session: Session, chunks: Sequence[Candidate]) -> list[tuple
     return [(chunk, above.get(chunk.chunk_id, "")) for chunk in chunks]
 
 
+def table_chunks(session: Session, chunk: Candidate) -> list[tuple[Candidate, str]]:
+    """Returns the chunks of the table `chunk` is a chunk of (those under the same header), in
+    the document's order, each with the last ABOVE_CHARS of its page's text before it; the
+    chunk alone for a chunk of no table."""
+    if chunk.table_header is None:
+        return with_text_above(session, [chunk])
+    return _with_text_above(
+        session,
+        Chunk.document_id == chunk.document_id,
+        Chunk.page_start == chunk.page_start,
+        Chunk.table_header_start == chunk.table_header[0],
+        Chunk.table_header_end == chunk.table_header[1],
+    )
+
+
 def chunks_on_page(session: Session, document_id: uuid.UUID, page: int) -> list[Candidate]:
     """Returns the chunks of the document that begin on `page`, in the document's order."""
     return [

@@ -117,6 +117,31 @@ def test_blocks_stacked_in_one_table_are_compared_apart() -> None:
         assert answer.text.startswith(f"{start} in 2021: the lowest of Aeronautics")
 
 
+def test_a_block_read_on_over_the_table_s_next_chunk_and_ended_by_its_total() -> None:
+    first = statement_chunk(
+        4,
+        "Operating profit:\nNorth America Retail $ 2,627.0 $ 2,277.2\n"
+        "Europe & Australia 113.8 123.3\n",
+        page=90,
+    )
+    second = statement_chunk(
+        5,
+        "Pet 390.7 268.4\nAsia & Latin America 18.7 72.4\n"
+        "Total segment operating profit $ 3,487.4 $ 3,160.8\n"
+        "Divestitures loss - 30.0\n",
+        page=90,
+    )
+    above = "Our operating segment results were as follows:\nIn Millions 2020 2019\n"
+    asked = asked_extreme("Which operating segment had the lowest operating profit in 2020?")
+    assert asked is not None
+    answer = extreme_answer(asked, [(first, above), (second, above + first.content)])
+    assert answer is not None
+    assert answer.text.startswith(
+        "Asia & Latin America, 18.7 in 2020: the lowest of North America Retail 2,627, Europe & "
+        "Australia 113.8, Pet 390.7, Asia & Latin America 18.7 [1]"
+    )
+
+
 def test_no_answer_from_a_table_titled_otherwise() -> None:
     asked = asked_extreme("Which one had the highest fair value in FY 2021?")
     assert asked is not None
