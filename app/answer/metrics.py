@@ -614,9 +614,6 @@ class MetricQuestion:
     """The scale an amount is asked in ("millions" of "Answer in USD millions"), "" unsaid."""
 
 
-CAGR_OF_REVENUE = _metric(
-    "revenue", r"revenue", ("revenue",), lambda y, b: y["revenue"], "amount", "{revenue}"
-)
 CASH_FLOW_BY_ACTIVITY = _metric(
     "net cash by activity",
     r"(?=.*\boperati(?:ons|ng)\b)(?=.*\binvesting\b)(?=.*\bfinancing\b)"
@@ -651,7 +648,7 @@ def asked_metric(question: str) -> MetricQuestion | None:
             return None
         years = (named[0],)
     if _CAGR.search(question) and _REVENUE.search(question):
-        growth = MetricQuestion(CAGR_OF_REVENUE, (years[0], years[-1]), growth=True)
+        growth = MetricQuestion(ITEM_METRICS["revenue"], (years[0], years[-1]), growth=True)
         return growth if len(years) > 1 else None
     if len(years) == 2 and _YEAR_ON_YEAR.search(question) and _IN_PERCENT.search(question):
         changed = _item_asked(_CHANGE_WORDS.sub(" ", _asking(question)))

@@ -218,10 +218,16 @@ def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session)
     asked = asked_extreme(query)
     if asked is None:
         return None
+    tables: set[tuple[uuid.UUID, int, tuple[int, int] | uuid.UUID]] = set()
     read: set[tuple[uuid.UUID, int]] = set()
     for chunk in ranked:
-        answer = extreme_answer(asked, table_chunks(session, chunk))
         page = (chunk.document_id, chunk.page_start)
+        # The chunks of one table are read together, once.
+        table = (*page, chunk.table_header or chunk.chunk_id)
+        answer = None
+        if table not in tables:
+            tables.add(table)
+            answer = extreme_answer(asked, table_chunks(session, chunk))
         if answer is None and page not in read:
             read.add(page)
             stored = stored_pages(

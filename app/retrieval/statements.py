@@ -31,24 +31,12 @@ def chunks_holding(
     )
 
 
-def with_text_above(session: Session, chunks: Sequence[Candidate]) -> list[tuple[Candidate, str]]:
-    """Returns `chunks`, in their order, each with the last ABOVE_CHARS of its page's text
-    before it."""
-    above = dict(
-        (chunk.chunk_id, text)
-        for chunk, text in _with_text_above(
-            session, Chunk.id.in_([chunk.chunk_id for chunk in chunks])
-        )
-    )
-    return [(chunk, above.get(chunk.chunk_id, "")) for chunk in chunks]
-
-
 def table_chunks(session: Session, chunk: Candidate) -> list[tuple[Candidate, str]]:
     """Returns the chunks of the table `chunk` is a chunk of (those under the same header), in
     the document's order, each with the last ABOVE_CHARS of its page's text before it; the
     chunk alone for a chunk of no table."""
     if chunk.table_header is None:
-        return with_text_above(session, [chunk])
+        return _with_text_above(session, Chunk.id == chunk.chunk_id)
     return _with_text_above(
         session,
         Chunk.document_id == chunk.document_id,
