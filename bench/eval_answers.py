@@ -50,6 +50,7 @@ from bench.evalkit import (
     docs_questions,
     every_nth,
     files_of,
+    financebench_more_questions,
     financebench_questions,
     first_gold_rank,
     markdown_table,
@@ -75,6 +76,11 @@ KINDS = ("table", "list", "number", "date", "definition", "howto", "fact")
 OWN_FILING = "financebench, own filing"
 METRICS = "metrics"
 """bench/data/metric_questions.jsonl's questions, asked over FinanceBench's filings."""
+MORE = "financebench-style"
+"""bench/data/financebench_more.jsonl's questions, asked over FinanceBench's filings."""
+MORE_OWN = "financebench-style, own filing"
+APART = (OWN_FILING, METRICS, MORE, MORE_OWN)
+"""Sources kept out of the "all" row, which stays the one the history compares."""
 SETS = ("docs", "financebench")
 
 
@@ -127,10 +133,11 @@ def judge(question: Answerable, source: str, response: dict[str, Any]) -> Outcom
 
 
 def computed_results(outcomes: Sequence[Outcome]) -> str:
-    """Returns how many of FinanceBench's computed questions the answer states the figure
-    of, in one collection and within the question's own filing."""
+    """Returns how many of the computed questions (FinanceBench's, and bench/data's in its
+    style) the answer states the figure of, in one collection and within the question's own
+    filing."""
     parts = []
-    for source in ("financebench", OWN_FILING):
+    for source in ("financebench", OWN_FILING, MORE, MORE_OWN):
         computed = [o for o in outcomes if o.source == source and o.computed]
         if computed:
             stated = sum(bool(o.result_hit) for o in computed)
@@ -138,7 +145,7 @@ def computed_results(outcomes: Sequence[Outcome]) -> str:
     if not parts:
         return ""
     return (
-        "FinanceBench's computed questions whose answer states the computed figure itself "
+        "Computed questions whose answer states the computed figure itself "
         '(`result_patterns`: "0.66", not a line item): ' + ", ".join(parts) + "."
     )
 
@@ -201,6 +208,14 @@ def ask_all(
         for question in every_nth(metric_questions(), every):
             response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
             outcomes.append(judge(question, METRICS, response))
+        for question in every_nth(financebench_more_questions(), every):
+            response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
+            outcomes.append(judge(question, MORE, response))
+            response = citelock.query(
+                question.question, FINANCEBENCH_COLLECTION, TOP_K,
+                document_ids=[filings.ids[question.filename]],
+            )  # fmt: skip
+            outcomes.append(judge(question, MORE_OWN, response))
     print(f"asked {len(outcomes)} questions, {time.perf_counter() - started:.0f}s", flush=True)
     return outcomes, sizes
 
@@ -244,7 +259,7 @@ def reliability_rows(outcomes: Sequence[Outcome]) -> list[list[str]]:
 def headline(outcomes: Sequence[Outcome]) -> dict[str, float | None]:
     """Returns the goals' four figures: answer-hit, citation-hit and confident-wrong over the
     "all" row's questions, and the share of off-topic questions answered."""
-    main = select(outcomes, lambda o: o.counted and o.source not in (OWN_FILING, METRICS))
+    main = select(outcomes, lambda o: o.counted and o.source not in APART)
     off = select(outcomes, lambda o: o.source == "off-topic")
     gave = [o for o in main if o.answered]
     return {
@@ -288,7 +303,7 @@ def section(
     elapsed: float,
 ) -> str:  # fmt: skip
     """Returns the markdown: figures by source and by kind, reliability, off-topic."""
-    main = select(outcomes, lambda o: o.counted and o.source not in (OWN_FILING, METRICS))
+    main = select(outcomes, lambda o: o.counted and o.source not in APART)
     by_source = [figure_row("all (docs + 10-Q + financebench stated)", main)]
     for source, label in (
         ("docs", "docs (papers, manuals, register)"),
@@ -320,6 +335,16 @@ def section(
             select(outcomes, lambda o: o.source == METRICS),
         )
     )
+    for source in (MORE, MORE_OWN):
+        for computed, label in ((False, "stated"), (True, "computed (hit = quotes a line item)")):
+            by_source.append(
+                figure_row(
+                    f"{source} (bench/data), {label}",
+                    select(
+                        outcomes, lambda o, s=source, c=computed: (o.source, o.computed) == (s, c)
+                    ),
+                )
+            )
     by_kind = [
         figure_row(kind, [o for o in main if o.kind == kind])
         for kind in KINDS

@@ -56,6 +56,7 @@ from bench.evalkit import (
     docs_questions,
     every_nth,
     files_of,
+    financebench_more_questions,
     financebench_questions,
     first_gold_rank,
     hit_at,
@@ -90,6 +91,15 @@ def eval_sets() -> dict[str, EvalSet]:
         "financebench": EvalSet(
             "financebench", FINANCEBENCH_COLLECTION, financebench_questions(), ()
         ),
+        "financebench-more": EvalSet(
+            "financebench-more",
+            FINANCEBENCH_COLLECTION,
+            financebench_more_questions(),
+            tuple(
+                (kind, lambda q, kind=kind: q.kind == kind)
+                for kind in ("domain-relevant", "novel-generated", "metrics-generated")
+            ),
+        ),
         "docs": EvalSet(
             "docs",
             DOCS_COLLECTION,
@@ -122,12 +132,12 @@ class PeerIndex:
 
 
 def peer_index(
-    files: Sequence[Path], set_name: str, folder: Path, embeddings: ModelEmbeddings,
+    files: Sequence[Path], collection: str, folder: Path, embeddings: ModelEmbeddings,
     record: IngestRecord,
 ) -> PeerIndex:  # fmt: skip
     """Returns the peer's index of `files`: each file's chunks loaded from `folder` when an
     earlier run kept them, else built (and timed) and kept, so an interrupted run resumes."""
-    cache = folder / "peer" / set_name
+    cache = folder / "peer" / collection
     cache.mkdir(parents=True, exist_ok=True)
     splitter = RecursiveCharacterTextSplitter(
         chunk_size=PEER_CHUNK_SIZE, chunk_overlap=PEER_CHUNK_OVERLAP
@@ -150,12 +160,12 @@ def peer_index(
             )
             seconds = (load_ms + split_ms + embed_ms) / 1000
             record.note(
-                PEER, set_name, path.name,
+                PEER, collection, path.name,
                 {"pages": len(loaded), "chunks": len(chunks), "seconds": seconds,
                  "load": load_ms / 1000, "split": split_ms / 1000, "embed": embed_ms / 1000},
             )  # fmt: skip
             print(
-                f"[peer {set_name} {number}/{len(files)}] {path.name}: {len(loaded)} pages, "
+                f"[peer {collection} {number}/{len(files)}] {path.name}: {len(loaded)} pages, "
                 f"{len(chunks)} chunks, {seconds:.1f}s",
                 flush=True,
             )
@@ -237,7 +247,7 @@ def figure_rows(eval_set: EvalSet, questions: Sequence[Question], ranks: Ranks) 
 def ingestion_rows(
     eval_set: EvalSet, collection: Collection, record: IngestRecord, files: Sequence[Path]
 ) -> list[list[str]]:
-    peer = record.totals(PEER, eval_set.name, [path.name for path in files])
+    peer = record.totals(PEER, eval_set.collection, [path.name for path in files])
     rows = []
     for side, pages, chunks, seconds in (
         ("citelock (upload: extract, chunk, embed, store)", collection.ingested_pages,
@@ -263,8 +273,8 @@ def command_line(args: argparse.Namespace) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
-    parser.add_argument("--sets", nargs="+", choices=("financebench", "docs"),
-                        default=["financebench", "docs"])  # fmt: skip
+    parser.add_argument("--sets", nargs="+", choices=tuple(eval_sets()),
+                        default=list(eval_sets()))  # fmt: skip
     parser.add_argument("--every", type=int, default=1, help="ask every Nth question")
     parser.add_argument("--data-dir", type=Path, help="keep the ingested sets here and reuse them")
     parser.add_argument("--reingest", action="store_true", help="empty --data-dir first")
@@ -275,6 +285,7 @@ def main() -> None:
     sets = eval_sets()
     figure_table, ingest_table, per_question, notes = [], [], [], []
     ingest_seconds = query_seconds = 0.0
+    reported: set[str] = set()
     with (
         data_folder(args.data_dir, args.reingest) as folder,
         Citelock(
@@ -290,7 +301,7 @@ def main() -> None:
             files = files_of(eval_set.questions)
             phase = time.perf_counter()
             collection = citelock.ensure_collection(eval_set.collection, files)
-            peer = peer_index(files, name, folder, embeddings, citelock.record)
+            peer = peer_index(files, eval_set.collection, folder, embeddings, citelock.record)
             ingest_seconds += time.perf_counter() - phase
             questions = every_nth(eval_set.questions, args.every)
             phase = time.perf_counter()
@@ -298,7 +309,10 @@ def main() -> None:
             query_seconds += time.perf_counter() - phase
             rows = figure_rows(eval_set, questions, ranks)
             figure_table += [[name, *row] for row in rows]
-            ingest_table += ingestion_rows(eval_set, collection, citelock.record, files)
+            # A set over a collection already reported shares its ingestion.
+            if eval_set.collection not in reported:
+                reported.add(eval_set.collection)
+                ingest_table += ingestion_rows(eval_set, collection, citelock.record, files)
             print(markdown_table(FIGURE_HEADER, figure_table, numeric_from=4), flush=True)
             notes.append(
                 f"{name}: {len(questions)} of {len(eval_set.questions)} questions over "
@@ -334,7 +348,9 @@ def main() -> None:
             "than 10 chunks when fewer pass its similarity floor; the peer always returns 10.",
             "",
             f"Sets: financebench = `../{FINANCEBENCH.relative_to(REPOSITORY.parent)}` "
-            "(questions.jsonl, the dataset's evidence pages); docs = "
+            "(questions.jsonl, the dataset's evidence pages); financebench-more = "
+            "`bench/data/financebench_more.jsonl`, 45 questions in FinanceBench's style over "
+            "the same filings, written blind (by question type); docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",

@@ -127,6 +127,30 @@ def financebench_questions() -> list[Question]:
     return questions
 
 
+def financebench_more_questions() -> list[Question]:
+    """Returns bench/data/financebench_more.jsonl's 45 questions in FinanceBench's style over
+    its filings, written blind (bench/data/README.md); a computed one's `answer_patterns` are
+    those of its line items, as in financebench_facts.jsonl, its result's in `result_patterns`."""
+    questions = []
+    for row in read_jsonl(DATA / "financebench_more.jsonl"):
+        items = tuple(row.get("line_item_patterns", ()))
+        questions.append(
+            Question(
+                id=row["id"],
+                question=row["question"],
+                path=FINANCEBENCH / row["pdf"],
+                gold_pages=frozenset(row["gold_pages"]),
+                answer_patterns=items or tuple(row["answer_patterns"]),
+                source="financebench-more",
+                kind=row["question_type"],
+                in_table=row["in_table"],
+                computed=bool(items),
+                result_patterns=tuple(row["answer_patterns"]) if items else (),
+            )
+        )
+    return questions
+
+
 def offtopic_questions() -> list[tuple[str, str]]:
     """Returns (id, question) of the 47 questions nothing in the docs collection answers."""
     return [(row["id"], row["question"]) for row in read_jsonl(DATA / "offtopic.jsonl")]
