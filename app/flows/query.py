@@ -6,6 +6,7 @@ import logging
 import time
 import uuid
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sqlalchemy.orm import Session
 
@@ -51,6 +52,7 @@ from app.retrieval.pipeline import (
     retrieve_context,
 )
 from app.retrieval.rerank import AnnotationSignal
+from app.retrieval.search import distances_to
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
 from app.retrieval.statements import chunks_holding, chunks_on_page, table_chunks
@@ -240,6 +242,38 @@ def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session)
     return None
 
 
+def worked_out_first(
+    answer: Answer,
+    ranked: Sequence[Candidate],
+    session: Session,
+    query_vector: FloatArray,
+    top_k: int,
+) -> list[Candidate]:
+    """Returns the chunks a computed answer quotes, in the order it cites them, then the rest of
+    the ranked chunks, `top_k` in all.
+
+    A computed answer reads its rows from the statements, wherever search ranked them: the
+    balance sheet's rows that a ratio is worked out from are the page a reader checks first.
+    A chunk search did not rank keeps its own distance to the query and no fused score.
+    """
+    by_id = {chunk.chunk_id: chunk for chunk in ranked}
+    quoted = {claim.chunk.chunk_id: claim.chunk for claim in answer.claims}
+    distances = distances_to(session, [key for key in quoted if key not in by_id], query_vector)
+    first = [
+        by_id.get(key)
+        or replace(
+            chunk,
+            distance=distances[key],
+            vector_rank=None,
+            keyword_rank=None,
+            fused_score=0.0,
+            name_boost=0.0,
+        )
+        for key, chunk in quoted.items()
+    ]
+    return [*first, *(chunk for chunk in ranked if chunk.chunk_id not in quoted)][:top_k]
+
+
 def answer_query(
     request: QueryRequest,
     *,
@@ -259,7 +293,6 @@ def answer_query(
         embedder=embedder,
         selected_text=selection_of(request.selected_text),
     )
-    hits = [chunk_hit(chunk, params) for chunk in bundle.chunks]
     timings = dict(bundle.timings_ms)
     started = time.perf_counter()
     # In selection mode the reader asks about the selection, which opens the context: it
@@ -284,7 +317,13 @@ def answer_query(
             selected=bundle.selection is not None,
         )
     )
+    chunks = (
+        worked_out_first(computed, bundle.chunks, session, bundle.query_vector, params.top_k)
+        if computed
+        else bundle.chunks
+    )
     timings["answer"] = elapsed_ms(started)
+    hits = [chunk_hit(chunk, params) for chunk in chunks]
     status: AnswerStatus = bundle.status
     if status in ("ok", "scope_fallback") and not answer.claims:
         status = "no_answer"

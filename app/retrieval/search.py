@@ -187,6 +187,20 @@ def query_distance(*, exact: bool) -> ColumnElement[float]:
     return indexed
 
 
+def distances_to(
+    session: Session, chunk_ids: Sequence[Any], query_vector: npt.NDArray[np.float32]
+) -> dict[Any, float]:
+    """Returns the cosine distance of each of the chunks `chunk_ids` to `query_vector`."""
+    if not chunk_ids:
+        return {}
+    rows = session.execute(
+        select(Chunk.id, Chunk.embedding.cosine_distance(query_vector)).where(
+            Chunk.id.in_(chunk_ids)
+        )
+    ).all()
+    return {chunk_id: float(distance) for chunk_id, distance in rows}
+
+
 DISTANCE = 16
 """The position of the distance in a search row: right after payload()'s columns."""
 

@@ -193,6 +193,27 @@ def test_a_ratio_asked_of_a_filing_is_worked_out_from_its_rows(client: TestClien
         assert any(row in e["text_snippet"] for e in evidence)
 
 
+def test_the_rows_a_ratio_is_worked_out_from_lead_the_chunks(client: TestClient) -> None:
+    liquidity = (
+        "Acme Corporation\n\nLiquidity\n\nAcme's working capital ratio in FY2022 is one "
+        "measure of Acme's liquidity we follow. What Acme's FY2022 working capital ratio is "
+        "depends on the timing of customer receipts and of payments to suppliers.\n"
+    )
+    upload(client, text_pdf([liquidity, *ACME_STATEMENTS]), name="acme-10k.pdf")
+    body = client.post(
+        "/api/v1/query",
+        json={"query": "What is Acme's FY2022 working capital ratio?", "top_k": 2},
+    ).json()
+
+    # The prose about the ratio lies nearer the question; the answer works the ratio out from
+    # the balance sheet, and the chunk its rows stand in comes first, at its own distance.
+    assert body["answer"].startswith("FY2022 working capital ratio: 1.32")
+    statement, prose = body["chunks"]
+    assert statement["chunk_id"] == body["citations"][0]["chunk_id"]
+    assert (statement["page_start"], prose["page_start"]) == (3, 1)
+    assert 0 < prose["distance"] < statement["distance"] < 1
+
+
 def test_which_row_holds_the_lowest_figure_is_read_from_its_table(client: TestClient) -> None:
     upload(
         client,
