@@ -554,12 +554,13 @@ ITEM_METRICS = {key: _item_metric(key) for key in ASKED_ITEMS}
 _NOT_THE_ITEM = re.compile(
     r"\b(?:per share|EPS|segments?|regions?|geograph\w*|divisions?|brands?|products?|adjusted"
     r"|non-GAAP|noncontrolling|minority|ratio|margin|growth|percent\w*|guidance|outlook"
-    r"|expect\w*|which|why|drove"
+    r"|expect\w*|which|why|drove|recurring|annuali[sz]ed|ARR|deferred|unearned|backlog"
     r"|driv\w+)\b|%",
     re.I,
 )
 """Words that ask for more than, or other than, the statement's figure of an item: a
-segment's revenue, a per-share amount, the noncontrolling interests' share, a ratio of it."""
+segment's revenue, a per-share amount, the noncontrolling interests' share, a ratio of it,
+another measure named after it (annualized recurring revenue, deferred revenue)."""
 
 _YEAR = r"((?:19|20)\d\d)"
 _FISCAL_YEAR = re.compile(rf"\b(?:FY\s?|fiscal(?: year)?\s+){_YEAR}\b|\b{_YEAR}\b", re.I)
@@ -573,9 +574,14 @@ _SHORT_FISCAL_YEAR = re.compile(r"\bFY\s?'?(\d\d)\b", re.I)
 _CAGR = re.compile(r"\bCAGR\b|compound(?:ed)? annual growth", re.I)
 _REVENUE = re.compile(r"revenue|sales", re.I)
 _QUARTER = re.compile(r"\b(?:quarter|Q[1-4]|(?:three|six|nine) months)\b", re.I)
-_NOT_ONE_FIGURE = re.compile(r"\b(?:chang|increas|decreas|compar|differ)\w*", re.I)
-"""A question about a quarter, or about how a metric moved, asks for more than a fiscal year's
-figure (and a quarter's columns would be read as the year's)."""
+_NOT_ONE_FIGURE = re.compile(
+    r"\b(?:chang|increas|decreas|compar|differ|declin|jump|drop|fell|fall|rose|rise|grew"
+    r"|why|drove|driv|caus|reason|explain)\w*",
+    re.I,
+)
+"""A question about a quarter, about how a metric moved, or why ("Why did Nike's gross margin
+decline in FY2023?"), asks for more than a fiscal year's figure (and a quarter's columns would
+be read as the year's)."""
 _YEAR_ON_YEAR = re.compile(
     r"\b(?:year[- ]over[- ]year|YoY|y/y)\b|\b(?:percent(?:age)?|%) (?:change|growth)\b"
     r"|\bgrowth rate\b",

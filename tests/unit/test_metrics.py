@@ -94,6 +94,9 @@ def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple
         "How much has the effective tax rate of Corning changed between FY2021 and FY2022?",
         "What is the maximum context length Qwen2 can handle?",
         "What is the inventory turnover ratio?",  # no year to compute it for
+        # Why a metric moved asks for its causes, not its figure.
+        "Why did the gross margin decline in FY2023?",
+        "What drove the operating margin in FY2022?",
     ],
 )
 def test_questions_that_ask_no_computed_figure(question: str) -> None:
@@ -135,6 +138,8 @@ def test_a_line_item_asked_alone(question: str, metric: str, years: tuple[int, .
         "Has MGM Resorts paid dividends to common shareholders in FY2022?",
         "In 2022 Q2, which of JPM's business segments had the highest net income?",
         "Which region had the highest revenue in FY2021?",
+        # Another measure named after the item.
+        "What was the total annualized recurring revenue (ARR) at the end of fiscal 2015?",
     ],
 )
 def test_questions_that_ask_more_than_a_line_item(question: str) -> None:
