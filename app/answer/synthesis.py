@@ -34,6 +34,7 @@ from app.answer.claims import (
     shown_text,
     terms,
 )
+from app.answer.extremes import asked_extreme
 from app.answer.kinds import asked_kinds, asks_list, holds_kind
 from app.answer.units import Span, claim_units, holds_series
 from app.core.chunks import Candidate
@@ -100,9 +101,11 @@ weight is the regression's, not a preference (questions that ask for a figure ar
 
 LACKING_KIND_CONFIDENCE = 0.45
 """A claim that lacks the kind of answer asked for (a date asked, none quoted), that echoes
-the question, or that names no series where several things are asked for, is never confident,
-whatever the fit says: on bench/data the first took confident-wrong from 7.5 to 5.7%, the last
-from 4.9 to 2.4% (three answers that announced a list without its items)."""
+the question, that names no series where several things are asked for, or that answers which
+had the highest or lowest, is never confident, whatever the fit says: on bench/data the first
+took confident-wrong from 7.5 to 5.7%, the third from 4.9 to 2.4% (three answers that announced
+a list without its items), the last from 12.5% to 4.2% on the FinanceBench-style questions
+(a list of resorts, a table's total row: quotes that named no extreme)."""
 
 ECHO_SHARE = 0.75
 """A claim of whose own terms the question holds this share or more echoes it: "The
@@ -157,6 +160,9 @@ class ScoredUnit:
     unlisted: bool = False
     """The question asks for several things ("What are the four zones?") and it names no series
     of them: it announces the list at most."""
+    uncompared: bool = False
+    """The question asks which thing had the highest or lowest figure (answer.extremes), which
+    no quote settles: the answer worked out from a table did not find one."""
 
     @property
     def answers(self) -> bool:
@@ -177,7 +183,7 @@ class ScoredUnit:
         sure = 1 / (1 + math.exp(-logit))
         if sure >= TRUSTED:
             sure = CALIBRATED_TRUSTED + (sure - TRUSTED) * (1 - CALIBRATED_TRUSTED) / (1 - TRUSTED)
-        lacking = self.kind < 0 or self.echoes or self.unlisted
+        lacking = self.kind < 0 or self.echoes or self.unlisted or self.uncompared
         return min(sure, LACKING_KIND_CONFIDENCE) if lacking else sure
 
 
@@ -243,6 +249,7 @@ def score_units(
     query_terms = terms(query)
     kinds = asked_kinds(query)
     several = asks_list(query)
+    compares = asked_extreme(query) is not None
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
     found = []
     for chunk in context:
@@ -273,7 +280,7 @@ def score_units(
                 ScoredUnit(
                     worth, 0.0, coverage, kind, rank, 0.0, chunk, claim.parts, text, words,
                     claim.headed, own >= ECHO_SHARE * len(words),
-                    several and claim.kind != "list" and not holds_series(shown),
+                    several and claim.kind != "list" and not holds_series(shown), compares,
                 )
             )  # fmt: skip
     found.sort(key=_order)

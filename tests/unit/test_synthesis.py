@@ -366,6 +366,21 @@ def test_a_claim_without_the_kind_asked_for_is_never_confident(embedder: Embedde
     assert answer.claims and answer.confidence < 0.5
 
 
+def test_which_had_the_highest_is_never_answered_confidently_by_a_quote(
+    embedder: Embedder,
+) -> None:
+    resorts = chunk(
+        5,
+        "At December 31, 2018, our Las Vegas Strip resorts were Bellagio, MGM Grand Las Vegas, "
+        "Mandalay Bay, The Mirage, Luxor and Excalibur, with 36,000 guestrooms in all.",
+    )
+    asked = "How many guestrooms did MGM Resorts' Las Vegas Strip resorts have in 2018?"
+    compared = "Which of MGM Resorts' Las Vegas Strip resorts had the most guestrooms in 2018?"
+    assert synthesize(asked, [resorts], [resorts], embedder).confidence > LACKING_KIND_CONFIDENCE
+    answer = synthesize(compared, [resorts], [resorts], embedder)
+    assert answer.claims and answer.confidence <= LACKING_KIND_CONFIDENCE
+
+
 def test_cjk_text_is_split_into_sentences_and_pairs_of_letters() -> None:
     text = "根据报告\uff0c评估价值为7,013.685万元。我们查看了\n报告。"
     assert [text[a:b] for a, b in split_sentences(text)] == [
