@@ -820,7 +820,8 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             label_line = place if re.search(r"[A-Za-z]", text) else None
             continue
         label = row_label(text)
-        values = [figure_value(cell) for cell in _amounts(text.split()[len(label.split()) :])]
+        cells = _amounts(text.split()[len(label.split()) :])
+        values = [figure_value(cell) for cell in cells]
         line = place
         if label_line is not None and (not label or _continues(chunk.content, label_line, label)):
             label = f"{chunk.content[slice(*label_line)]} {label}"
@@ -828,11 +829,20 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
         label_line = None
         if not label or not years or len(values) != len(years) or None in values:
             continue
+        if len(set(years)) < len(years) or (scale and all(map(_PER_SHARE.search, cells))):
+            # Years that head more than one column each head parts of a year (its quarters:
+            # "2020 2019" under each of four); cents in a table of millions are a per-share
+            # amount ("Net income attributable to Verizon $ 5.32").
+            continue
         figures: dict[int, float] = {}
         for year, value in zip(years, values, strict=True):
             figures.setdefault(year, value)  # type: ignore[arg-type]
         rows.append(Row(chunk, line, normal_label(label), figures, statement, audited, scale))
     return rows
+
+
+_PER_SHARE = re.compile(r"\d\.\d\d\)?$")
+"""A figure printed to the cent."""
 
 
 def _amounts(cells: Sequence[str]) -> list[str]:

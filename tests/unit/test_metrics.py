@@ -195,6 +195,25 @@ def test_a_row_with_percentage_changes_beside_its_figures() -> None:
     assert net_sales.figures == {2023: 24977.0, 2022: 26268.0, 2021: 26076.0}
 
 
+def test_no_year_is_read_from_columns_of_its_quarters_or_from_a_per_share_row() -> None:
+    quarters = statement_chunk(
+        9,
+        "(In millions) First Quarter Second Quarter\n2020 2019 2020 2019\n"
+        "Net sales $ 4,002.5 $ 4,094.0 $ 4,180.3 $ 4,198.3\n",
+        page=90,
+    )
+    income = statement_chunk(
+        10,
+        "Consolidated Statements of Income (dollars in millions, except per share amounts)\n"
+        "2021 2020\nNet income attributable to Verizon $ 22,065 $ 17,801\n"
+        "Basic earnings per common share\nNet income attributable to Verizon $ 5.32 $ 4.30\n",
+        page=51,
+    )
+    assert chunk_rows(quarters) == []
+    [row] = chunk_rows(income)
+    assert row.figures == {2021: 22065.0, 2020: 17801.0}
+
+
 def test_a_label_that_goes_on_from_the_line_above() -> None:
     chunk = statement_chunk(
         5,
