@@ -728,6 +728,8 @@ MAX_TITLE_CHARS = 100
 _DOTS = re.compile(r"[.\u2026\s]{2,}$|[.\u2026]{2,}")
 _NOTE = re.compile(r"\s*\((?:notes?|see note)[^)]*\)|\s*\([a-z0-9]\)$", re.I)
 _SCALE = re.compile(r"\b(thousands|millions|billions)\b", re.I)
+_PER_SHARE = re.compile(r"\d\.\d\d\)?$")
+"""A figure printed to the cent: in a table of millions, a per-share amount."""
 _LINE = re.compile(r"[^\n]+")
 _COLUMN_YEAR = re.compile(r"(?<![\d$])(?<!\d[,.])((?:19|20)\d\d)(?!\d|%|[.,]\d)")
 """A year, not a figure's digits ("2,019", "2019.5", "$2019") nor a share ("2019%")."""
@@ -839,10 +841,6 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             figures.setdefault(year, value)  # type: ignore[arg-type]
         rows.append(Row(chunk, line, normal_label(label), figures, statement, audited, scale))
     return rows
-
-
-_PER_SHARE = re.compile(r"\d\.\d\d\)?$")
-"""A figure printed to the cent."""
 
 
 def _amounts(cells: Sequence[str]) -> list[str]:

@@ -18,6 +18,7 @@ Each statement stands alone (no transaction is needed); no embedding leaves this
 from __future__ import annotations
 
 import math
+import uuid
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any, Literal
@@ -188,8 +189,8 @@ def query_distance(*, exact: bool) -> ColumnElement[float]:
 
 
 def distances_to(
-    session: Session, chunk_ids: Sequence[Any], query_vector: npt.NDArray[np.float32]
-) -> dict[Any, float]:
+    session: Session, chunk_ids: Sequence[uuid.UUID], query_vector: npt.NDArray[np.float32]
+) -> dict[uuid.UUID, float]:
     """Returns the cosine distance of each of the chunks `chunk_ids` to `query_vector`."""
     if not chunk_ids:
         return {}
