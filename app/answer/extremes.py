@@ -88,12 +88,15 @@ def asked_extreme(question: str) -> ExtremeQuestion | None:
     )
 
 
-def extreme_answer(asked: ExtremeQuestion, table: Sequence[tuple[Candidate, str]]) -> Answer | None:
+def extreme_answer(
+    asked: ExtremeQuestion, table: Sequence[tuple[Candidate, str]], page_before: str = ""
+) -> Answer | None:
     """Returns the answer naming the row of the first block of rows of `table` (the chunks of
     one table, or one chunk, in their order, each with its page's text above it) titled with
     the measure asked that holds two rows or more with a figure for the year, totals aside;
-    None when no block does."""
-    for title, block in _blocks(table):
+    None when no block does. `page_before` is the end of the previous page's text, which
+    titles a table that opens its page untitled."""
+    for title, block in _blocks(table, page_before):
         rows = [
             row for row in block if asked.year in row.figures and not _NOT_COMPARED.match(row.label)
         ]
@@ -102,19 +105,25 @@ def extreme_answer(asked: ExtremeQuestion, table: Sequence[tuple[Candidate, str]
     return None
 
 
-def _blocks(table: Sequence[tuple[Candidate, str]]) -> list[tuple[str, list[Row]]]:
+def _blocks(
+    table: Sequence[tuple[Candidate, str]], page_before: str = ""
+) -> list[tuple[str, list[Row]]]:
     """Returns the blocks of a table's rows, each with what titles it.
 
     A table may stack blocks under lines of their own ("Net sales" rows, then "Operating
     profit" rows): such a line, after rows, begins a block titled by it, and a total ends the
     block it sums. The first block is titled by the table's header and the last TITLE_LINES
-    lines of the page above the first chunk as well. A block goes on from one chunk of the
-    table to the next. Lines of periods and units title nothing.
+    lines of the page above the first chunk as well, or, when neither titles it (a table that
+    opens its page, under its periods and units only), the last TITLE_LINES of `page_before`.
+    A block goes on from one chunk of the table to the next. Lines of periods and units title
+    nothing.
     """
     if not table:
         return []
     first, above = table[0]
     above_lines = [line for line in above.splitlines() if _titling(line)][-TITLE_LINES:]
+    if not above_lines and not any(map(_titling, first.table_header_text.splitlines())):
+        above_lines = [line for line in page_before.splitlines() if _titling(line)][-TITLE_LINES:]
     blocks: list[tuple[list[str], list[Row]]] = [([first.table_header_text, *above_lines], [])]
     for chunk, text_above in table:
         rows = chunk_rows(chunk, text_above)

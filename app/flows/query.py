@@ -55,7 +55,7 @@ from app.retrieval.rerank import AnnotationSignal
 from app.retrieval.search import distances_to
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
-from app.retrieval.statements import chunks_holding, chunks_on_page, table_chunks
+from app.retrieval.statements import chunks_holding, chunks_on_page, page_end, table_chunks
 
 logger = logging.getLogger(__name__)
 
@@ -229,7 +229,8 @@ def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session)
         answer = None
         if table not in tables:
             tables.add(table)
-            answer = extreme_answer(asked, table_chunks(session, chunk))
+            before = page_end(session, chunk.document_id, chunk.page_start - 1)
+            answer = extreme_answer(asked, table_chunks(session, chunk), before)
         if answer is None and page not in read:
             read.add(page)
             stored = stored_pages(

@@ -10,7 +10,7 @@ from sqlalchemy import ColumnElement, func, literal, or_, select
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
-from app.db.models import Chunk, Document
+from app.db.models import Chunk, Document, Page
 from app.retrieval.search import candidates_from, chunk_page_text, payload
 
 ABOVE_CHARS = 3000
@@ -43,6 +43,18 @@ def table_chunks(session: Session, chunk: Candidate) -> list[tuple[Candidate, st
         Chunk.page_start == chunk.page_start,
         Chunk.table_header_start == chunk.table_header[0],
         Chunk.table_header_end == chunk.table_header[1],
+    )
+
+
+def page_end(session: Session, document_id: uuid.UUID, page: int) -> str:
+    """Returns the last ABOVE_CHARS of the page's text, "" for no such page."""
+    return (
+        session.scalar(
+            select(func.right(Page.text, ABOVE_CHARS)).where(
+                Page.document_id == document_id, Page.page_number == page
+            )
+        )
+        or ""
     )
 
 

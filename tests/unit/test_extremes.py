@@ -96,6 +96,27 @@ def test_the_lowest_figure_and_totals_aside() -> None:
     assert "Total 5,780" not in answer.text.split("[1]")[0]
 
 
+def test_a_table_opening_its_page_is_titled_by_the_end_of_the_page_before() -> None:
+    chunk = statement_chunk(
+        3,
+        "2015 2014\n(In millions)\nEurope 168 325\nChina 1,145 2,324\nJapan 1,254 1,324\n"
+        "Total sales to external customers $ 3,991 $ 5,506\n",
+        page=84,
+    )
+    before = (
+        "The Company's sales offices are located in the United States, Europe and Asia.\n"
+        "The following table summarizes sales to external customers by country:\n \n81\n"
+    )
+    asked = asked_extreme(
+        "Which country generated the largest sales to external customers in 2015?"
+    )
+    assert asked is not None
+    assert extreme_answer(asked, [(chunk, "")]) is None
+    answer = extreme_answer(asked, [(chunk, "")], before)
+    assert answer is not None
+    assert answer.text.startswith("Japan, 1,254 in 2015: the highest of Europe 168, China 1,145")
+
+
 def test_blocks_stacked_in_one_table_are_compared_apart() -> None:
     chunk = statement_chunk(
         3,
