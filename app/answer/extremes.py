@@ -121,9 +121,9 @@ def _blocks(
     if not table:
         return []
     first, above = table[0]
-    above_lines = [line for line in above.splitlines() if _titling(line)][-TITLE_LINES:]
-    if not above_lines and not any(map(_titling, first.table_header_text.splitlines())):
-        above_lines = [line for line in page_before.splitlines() if _titling(line)][-TITLE_LINES:]
+    above_lines = _last_titling_lines(above)
+    if not above_lines and not _last_titling_lines(first.table_header_text):
+        above_lines = _last_titling_lines(page_before)
     blocks: list[tuple[list[str], list[Row]]] = [([first.table_header_text, *above_lines], [])]
     for chunk, text_above in table:
         rows = chunk_rows(chunk, text_above)
@@ -139,6 +139,11 @@ def _blocks(
                     blocks.append(([], []))
                 blocks[-1][0].append(line.group())
     return [(" ".join(title), block) for title, block in blocks]
+
+
+def _last_titling_lines(text: str) -> list[str]:
+    """Returns the last TITLE_LINES lines of `text` that may title a table."""
+    return [line for line in text.splitlines() if _titling(line)][-TITLE_LINES:]
 
 
 def _titling(line: str) -> bool:
