@@ -27,6 +27,41 @@ _WIDE = rf"[{CJK_LETTERS}\u3000-\u303f\uff00-\uffef]"
 _CJK_SPACE = re.compile(rf"(?<={_WIDE}) (?={_WIDE})")
 """A space between two CJK letters or full-width marks: a line break inside CJK text."""
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s")
+_IRREGULAR = {
+    "paid": "pay",
+    "won": "win",
+    "sold": "sell",
+    "bought": "buy",
+    "spent": "spend",
+    "made": "make",
+    "grew": "grow",
+    "grown": "grow",
+    "rose": "rise",
+    "risen": "rise",
+    "fell": "fall",
+    "fallen": "fall",
+    "drove": "driv",
+    "driven": "driv",
+    "drive": "driv",
+    "took": "take",
+    "taken": "take",
+    "held": "hold",
+    "gave": "give",
+    "given": "give",
+    "began": "begin",
+    "begun": "begin",
+    "brought": "bring",
+    "built": "build",
+    "lost": "loss",
+    "lose": "loss",
+    "loses": "loss",
+    "kept": "keep",
+    "sent": "send",
+    "wrote": "write",
+    "written": "write",
+}
+"""Irregular verbs' past forms, which no suffix joins to their verb: "How much did Verizon pay
+...?" is answered by "Verizon paid $45.5 billion"."""
 STOPWORDS = frozenset(
     {
         "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
@@ -77,6 +112,8 @@ def stem(word: str) -> str:
 
     Cached: a response's sentences repeat the same few hundred words, and stemming them was
     most of the answer's time."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]

@@ -2,10 +2,11 @@
 
 "How many ..." wants a count, "how much" or "what was the total ..." an amount, "when" a date,
 "which version" a version, "how do I" or "which function" code (a call, an option, an
-identifier), "what does X mean" a definition ("X is understood as", "X refers to"): a
-sentence or row that holds a figure of that kind answers better than one that
-only repeats the question's words. Figures the question itself names (the
-period "June 25, 2022", "Qwen2-72B") do not count as an answer's. A question that asks for
+identifier), "what does X mean" a definition ("X is understood as", "X refers to"), "why" or
+"what drove" a cause ("primarily due to", "driven by"): a sentence or row that holds a figure
+of that kind answers better than one that only repeats the question's words. Figures the
+question itself names (the period "June 25, 2022", "Qwen2-72B") do not count as an answer's,
+nor does a bare year count as a count or an amount. A question that asks for
 several things ("What are the four function zones ...?") wants a series of them, which a
 sentence announcing the list ("... divides an HPC system into four function zones.") lacks.
 """
@@ -25,9 +26,16 @@ class Asked(Enum):
     VERSION = "version"
     CODE = "code"
     DEFINITION = "definition"
+    REASON = "reason"
 
 
 _ASKS = {
+    Asked.REASON: re.compile(
+        r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|led to|contributed to|explains|"
+        r"accounted for)\b|\b(?:reasons?|drivers?|causes?) (?:for|of|behind)\b|"
+        r"\bwhat (?:factors|drivers)\b",
+        re.I,
+    ),
     Asked.COUNT: re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I),
     Asked.AMOUNT: re.compile(
         r"\bhow (?:much|large|big|long|fast|high|low|small)\b|\b(?:total|amount|revenues?|"
@@ -56,6 +64,12 @@ _ASKS = {
 }
 
 _FOUND = {
+    Asked.REASON: re.compile(
+        r"\b(?:due to|driven by|because|as a result of|owing to|caused by|"
+        r"result(?:s|ed|ing)? (?:from|of)|reflect(?:s|ed|ing)?|offset by|primarily (?:by|from)|"
+        r"led by|contributed|benefit(?:s|ed|ing)? from|impact(?:s|ed)? (?:of|by))\b",
+        re.I,
+    ),
     Asked.COUNT: re.compile(
         r"(?<![\w.])\d[\d,]*(?![\w.]\d)|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
         r"eleven|twelve|dozen|hundred|thousand|million|billion)\b",
@@ -86,8 +100,13 @@ _FOUND = {
 
 
 def asked_kinds(query: str) -> frozenset[Asked]:
-    """Returns the kinds of answer `query` asks for; none for "what is", "how do I"."""
-    return frozenset(kind for kind, pattern in _ASKS.items() if pattern.search(query))
+    """Returns the kinds of answer `query` asks for; none for "what is", "how do I".
+
+    A question asking why (or what drove) wants the cause, whatever figure it names: "Why did
+    Walmart's net income decline?" is answered by "primarily due to a loss on extinguishment of
+    debt", not by the net income row."""
+    asked = frozenset(kind for kind, pattern in _ASKS.items() if pattern.search(query))
+    return frozenset({Asked.REASON}) if Asked.REASON in asked else asked
 
 
 def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
@@ -95,9 +114,16 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
     named = {_normal(m.group()) for kind in kinds for m in _FOUND[kind].finditer(query)}
     return any(
         _normal(match.group()) not in named
+        and not (kind in _FIGURES and _YEAR.fullmatch(match.group().strip(" ,")))
         for kind in kinds
         for match in _FOUND[kind].finditer(text)
     )
+
+
+_FIGURES = frozenset({Asked.COUNT, Asked.AMOUNT})
+_YEAR = re.compile(r"(?:19[5-9]\d|20[0-4]\d)")
+"""A bare year is no count or amount: "In July 2021, we received the licenses" does not say
+how much they cost."""
 
 
 def _normal(figure: str) -> str:

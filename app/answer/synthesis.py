@@ -5,10 +5,10 @@ with their items, table rows with their headers) taken from the context chunks, 
 a marker `[n]` for the pages it lies on (app/answer/claims.py). A unit is scored by the share
 of the question's terms it holds (those only in its table's header or its chunk's context
 header count half), whether it holds the kind of answer asked for (a count, an amount, a date,
-a version, code, a definition: app/answer/kinds.py) and its chunk's rank, and the best of them by
-that (EMBEDDED_UNITS) by their similarity to the question as well (the embedding model that
-ranked the chunks, those units in one batch, the question's vector retrieval's). The best
-units are the answer, best first.
+a version, code, a definition, a cause: app/answer/kinds.py) and its chunk's rank, and the
+best of them by that (EMBEDDED_UNITS) by their similarity to the question as well (the
+embedding model that ranked the chunks, those units in one batch, the question's vector
+retrieval's). The best units are the answer, best first.
 
 When none of the best units is close enough to the question, or its chunk lacks the question's
 rarer words, there is no answer rather than a wrong one (ANSWER_FLOOR). `confidence`

@@ -38,6 +38,8 @@ def test_terms_drop_stopwords_and_stem() -> None:
         "loop",
     }
     assert stem("speed") == "speed" and stem("speeds") == "speed"
+    # An irregular verb's past form is its verb: "How much did Verizon pay?" meets "paid".
+    assert stem("paid") == stem("pay") and stem("drove") == stem("driven") == stem("drives")
 
 
 def test_source_label() -> None:
@@ -333,6 +335,28 @@ def test_how_do_i_asks_for_code() -> None:
     assert not holds_kind("asn1Decoding decodes DER data.", kinds, question)
     assert not holds_kind("A well-known decoder (see below) is strict.", kinds, question)
     assert not asked_kinds("How does a tracing compiler speed up hot loops?")
+
+
+def test_why_asks_for_a_cause_not_the_figure_it_names() -> None:
+    question = "Why did Walmart's consolidated net income decline in fiscal 2018?"
+    kinds = asked_kinds(question)
+    assert kinds == {Asked.REASON}
+    assert asked_kinds("What drove General Mills' net sales growth in fiscal 2020?") == kinds
+    assert holds_kind(
+        "The decline was primarily due to the loss on extinguishment of debt.", kinds, question
+    )
+    assert not holds_kind(
+        "Consolidated net income attributable to Walmart $ 9,862 $ 13,643", kinds, question
+    )
+
+
+def test_a_year_is_no_amount() -> None:
+    question = "How much did Verizon pay for the C-Band licenses it won in FCC Auction 107?"
+    kinds = asked_kinds(question)
+    assert not holds_kind(
+        "In July 2021, we received the licenses won in Auction 107.", kinds, question
+    )
+    assert holds_kind("Verizon paid $45.5 billion for the licenses it won.", kinds, question)
 
 
 def test_the_chunk_whose_header_names_the_company_answers(embedder: Embedder) -> None:
