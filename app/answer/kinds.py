@@ -141,3 +141,12 @@ def asks_list(query: str) -> bool:
     """Whether `query` asks for several things at once: "What are the four function zones
     ...?", "On which kinds of text ...?", "Which model sizes ...?"."""
     return _ASKS_LIST.search(query) is not None
+
+
+_ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
+
+
+def holds_year_asked(text: str, query: str) -> bool:
+    """Whether `text` names a year the query names ("FY2021" names 2021)."""
+    asked = set(_ANY_YEAR.findall(query))
+    return bool(asked) and not asked.isdisjoint(_ANY_YEAR.findall(text))

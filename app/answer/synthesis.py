@@ -35,7 +35,7 @@ from app.answer.claims import (
     terms,
 )
 from app.answer.extremes import asked_extreme
-from app.answer.kinds import asked_kinds, asks_list, holds_kind
+from app.answer.kinds import asked_kinds, asks_list, holds_kind, holds_year_asked
 from app.answer.units import Span, claim_units, holds_series
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
@@ -77,6 +77,14 @@ CONTEXT_SHARE = 0.5
 document is, its period, its chapter and section) count at this share of its coverage: "What
 was Microsoft's revenue for the quarter ended September 30, 2022?" is answered from that
 filing, not from a look-alike sentence of another company's in the same collection."""
+
+YEAR_WEIGHT = 0.2
+"""Added to the worth of a unit that names a year the question names: "In 2021, we delivered 142
+aircraft" answers "How many F-35 aircraft did Lockheed Martin deliver in 2021?" where "Since
+program inception, we have delivered 753" does not. Only a bonus: a unit naming other years
+may still answer (a FY2020 report's capital plan for 2021 to 2030). On bench/data's
+FinanceBench-style questions, stated answer-hit +1 (one collection) and +2 (own filing); no
+other answer-hit moved."""
 
 RANK_BONUS = 0.2
 """Added as RANK_BONUS / (1 + rank of the unit's chunk): retrieval's order counts a little."""
@@ -273,6 +281,7 @@ def score_units(
             worth = (
                 COVERAGE_WEIGHT * weighed_terms / max(len(query_terms), 1)
                 + KIND_WEIGHT * kind
+                + (YEAR_WEIGHT if holds_year_asked(text, query) else 0.0)
                 + RANK_BONUS / (1 + rank)
                 + (LABEL_WEIGHT * _label_share(shown, query_terms) if claim.headed else 0.0)
             )

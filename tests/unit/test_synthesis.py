@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from app.answer.claims import EMPTY_ANSWER, sentence_pages, shown_text, source_label, stem, terms
-from app.answer.kinds import Asked, asked_kinds, holds_kind
+from app.answer.kinds import Asked, asked_kinds, holds_kind, holds_year_asked
 from app.answer.synthesis import (
     CALIBRATED_TRUSTED,
     EMBEDDED_UNITS,
@@ -357,6 +357,13 @@ def test_a_year_is_no_amount() -> None:
         "In July 2021, we received the licenses won in Auction 107.", kinds, question
     )
     assert holds_kind("Verizon paid $45.5 billion for the licenses it won.", kinds, question)
+
+
+def test_a_year_the_question_names() -> None:
+    question = "How many F-35 aircraft did Lockheed Martin deliver in FY2021?"
+    assert holds_year_asked("In 2021, we delivered 142 aircraft.", question)
+    assert not holds_year_asked("Since inception, we have delivered 753 aircraft.", question)
+    assert not holds_year_asked("In 2021, we delivered 142 aircraft.", "How many were delivered?")
 
 
 def test_the_chunk_whose_header_names_the_company_answers(embedder: Embedder) -> None:
