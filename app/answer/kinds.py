@@ -146,7 +146,11 @@ def asks_list(query: str) -> bool:
 _ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
 
 
-def holds_year_asked(text: str, query: str) -> bool:
-    """Whether `text` names a year the query names ("FY2021" names 2021)."""
+def year_asked(text: str, query: str) -> int:
+    """+1 when `text` names a year the query names ("FY2021" names 2021), -1 when it names
+    only other years, 0 when it names none or the query none."""
     asked = set(_ANY_YEAR.findall(query))
-    return bool(asked) and not asked.isdisjoint(_ANY_YEAR.findall(text))
+    named = set(_ANY_YEAR.findall(text))
+    if not asked or not named:
+        return 0
+    return 1 if asked & named else -1

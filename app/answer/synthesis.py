@@ -35,7 +35,7 @@ from app.answer.claims import (
     terms,
 )
 from app.answer.extremes import asked_extreme
-from app.answer.kinds import asked_kinds, asks_list, holds_kind, holds_year_asked
+from app.answer.kinds import asked_kinds, asks_list, holds_kind, year_asked
 from app.answer.units import Span, claim_units, holds_series
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
@@ -81,10 +81,11 @@ filing, not from a look-alike sentence of another company's in the same collecti
 YEAR_WEIGHT = 0.2
 """Added to the worth of a unit that names a year the question names: "In 2021, we delivered 142
 aircraft" answers "How many F-35 aircraft did Lockheed Martin deliver in 2021?" where "Since
-program inception, we have delivered 753" does not. Only a bonus: a unit naming other years
-may still answer (a FY2020 report's capital plan for 2021 to 2030). On bench/data's
-FinanceBench-style questions, stated answer-hit +1 (one collection) and +2 (own filing); no
-other answer-hit moved."""
+program inception, we have delivered 753" does not. Taken from a table row whose header names
+only other years ("For the Year Ended December 29, 2018" for FY2019); a sentence naming other
+years may still answer (a FY2020 report's capital plan for 2021 to 2030). On bench/data's
+FinanceBench-style questions, stated answer-hit +2 (one collection) and +3 (own filing); no
+other answer-hit moved, two of FinanceBench's right answers became confident."""
 
 RANK_BONUS = 0.2
 """Added as RANK_BONUS / (1 + rank of the unit's chunk): retrieval's order counts a little."""
@@ -281,7 +282,7 @@ def score_units(
             worth = (
                 COVERAGE_WEIGHT * weighed_terms / max(len(query_terms), 1)
                 + KIND_WEIGHT * kind
-                + (YEAR_WEIGHT if holds_year_asked(text, query) else 0.0)
+                + YEAR_WEIGHT * _year_worth(text, query, claim.headed)
                 + RANK_BONUS / (1 + rank)
                 + (LABEL_WEIGHT * _label_share(shown, query_terms) if claim.headed else 0.0)
             )
@@ -314,6 +315,13 @@ def score_units(
         replace(unit, lead=min(unit.worth - after.worth, MAX_LEAD))
         for unit, after in zip(scored, [*scored[1:], replace(scored[-1], worth=0.0)], strict=True)
     ]
+
+
+def _year_worth(text: str, query: str, headed: bool) -> int:
+    # A row under a header of other years is of another period; a sentence naming only other
+    # years may still answer (a FY2020 report's capital plan for 2021 to 2030).
+    year = year_asked(text, query)
+    return year if headed else max(year, 0)
 
 
 def _label_share(row: str, query_terms: set[str]) -> float:

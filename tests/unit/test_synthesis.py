@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from app.answer.claims import EMPTY_ANSWER, sentence_pages, shown_text, source_label, stem, terms
-from app.answer.kinds import Asked, asked_kinds, holds_kind, holds_year_asked
+from app.answer.kinds import Asked, asked_kinds, holds_kind, year_asked
 from app.answer.synthesis import (
     CALIBRATED_TRUSTED,
     EMBEDDED_UNITS,
@@ -361,9 +361,10 @@ def test_a_year_is_no_amount() -> None:
 
 def test_a_year_the_question_names() -> None:
     question = "How many F-35 aircraft did Lockheed Martin deliver in FY2021?"
-    assert holds_year_asked("In 2021, we delivered 142 aircraft.", question)
-    assert not holds_year_asked("Since inception, we have delivered 753 aircraft.", question)
-    assert not holds_year_asked("In 2021, we delivered 142 aircraft.", "How many were delivered?")
+    assert year_asked("In 2021, we delivered 142 aircraft.", question) == 1
+    assert year_asked("Since inception, we have delivered 753 aircraft.", question) == 0
+    assert year_asked("For the Year Ended December 29, 2018 Goodwill impairment", question) == -1
+    assert year_asked("In 2021, we delivered 142 aircraft.", "How many were delivered?") == 0
 
 
 def test_the_chunk_whose_header_names_the_company_answers(embedder: Embedder) -> None:
