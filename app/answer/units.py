@@ -6,8 +6,8 @@ lead-in ("... divided into four function zones:") with the list items that follo
 row (a line of figures as the chunk's text gives it) with its label and the column headers above
 it; or a sentence cut by a figure or a column break, joined to its beginning. Never quoted: a
 fragment whose beginning is not in the chunk, a caption, a heading, a question, a signpost
-("This section introduces ...": it says what a text is about, never what it says), or a
-sentence that is mostly a table's cells.
+("This section introduces ...", "Listed below are ...": it says what a text is about, never
+what it says), or a sentence that is mostly a table's cells.
 """
 
 from __future__ import annotations
@@ -62,7 +62,9 @@ _SIGNPOST = re.compile(
     r"(?:section|chapter|paper|part|document|article|report|appendix|manual|guide|publication)"
     r"s?\b(?:,? we)? (?:introduces?|describes?|presents?|provides? an overview|gives? an "
     r"overview|discuss(?:es)?|explains?|outlines?|summari[sz]es?|covers?|focus(?:es)? on|is "
-    r"(?:structured|organi[sz]ed|divided))|.*\bis (?:structured|organi[sz]ed) as follows\b)",
+    r"(?:structured|organi[sz]ed|divided))|.*\bis (?:structured|organi[sz]ed) as follows\b|"
+    r"(?:listed|set forth|shown|presented) below (?:are|is)\b|"
+    r"below (?:are|is) (?:listed|a list)\b)",
     re.I,
 )
 _ENDS_DATED = re.compile(r"\b(?:19|20)\d\d$")

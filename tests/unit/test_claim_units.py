@@ -35,7 +35,8 @@ def test_signposts_are_never_claims() -> None:
     content = (
         "This section introduces the tokenizer and model design of Qwen2. We employ a "
         "byte-level byte-pair encoding tokenizer. The rest of this paper is organized as "
-        "follows. This section of the code is slow."
+        "follows. This section of the code is slow. Listed below are the majority-owned "
+        "subsidiaries of MGM Resorts International as of December 31, 2022."
     )
     assert shown(content) == [
         ("sentence", "We employ a byte-level byte-pair encoding tokenizer."),
@@ -121,7 +122,9 @@ def test_code_may_start_a_sentence() -> None:
         ("Which version of the library added DER coding?", {Asked.VERSION}),
         ("How do I quit an R session?", {Asked.CODE}),
         ("In 'campaign storage', what does the word campaign mean?", {Asked.DEFINITION}),
-        ("Why do tracing compilers speed up loops?", set()),
+        ("Why do tracing compilers speed up loops?", {Asked.REASON}),
+        ("Why did Walmart's net income decline in fiscal 2018?", {Asked.REASON}),
+        ("How does a tracing compiler speed up loops?", set()),
     ],
 )
 def test_asked_kinds(query: str, kinds: set[Asked]) -> None:
