@@ -128,9 +128,11 @@ def _blocks(
     for chunk, text_above in table:
         rows = chunk_rows(chunk, text_above)
         for line in _LINE.finditer(chunk.content):
-            row = next((row for row in rows if row.line[0] <= line.start() < row.line[1]), None)
+            row = next(
+                (row for row in rows if any(a <= line.start() < b for a, b in row.parts)), None
+            )
             if row is not None:
-                if row.line[0] == line.start():
+                if row.parts[0][0] == line.start():
                     blocks[-1][1].append(row)
                     if row.label.startswith("total"):
                         blocks.append(([], []))
@@ -166,12 +168,12 @@ class Compared:
 def _row_compared(asked: ExtremeQuestion, row: Row) -> Compared:
     quote = Quote(
         row.chunk,
-        (row.line,),
+        row.parts,
         quoted_row(row),
         COMPUTED_CONFIDENCE,
         row.chunk.table_header if headed(row) else None,
     )
-    name = row_label(" ".join(row.chunk.content[slice(*row.line)].split()))
+    name = row_label(shown_text(row.chunk.content, row.parts))
     return Compared(name, row.figures[asked.year], quote)
 
 

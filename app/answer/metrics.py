@@ -267,6 +267,20 @@ LINE_ITEMS: dict[str, LineItem] = {
         "income",
         asked=r"\bSG&A\b|\bselling, general,? and administrative\b",
     ),
+    "cash": _item(
+        "cash and cash equivalents",
+        r"(?:total )?cash and (?:cash )?equivalents(?:, at carrying value)?",
+        r"cash and (cash )?equivalents",
+        "balance",
+    ),
+    "marketable_securities": _item(
+        "marketable securities",
+        r"(?:short-term |current )?(?:marketable securities|investments)(?:,? current)?"
+        r"|short-term (?:marketable securities|investments)",
+        r"marketable securities|short-term investments",
+        "balance",
+        prefer=r"marketable|short-term",
+    ),
     "receivables": _item(
         "accounts receivable",
         r"(?:trade |accounts |accounts and notes )?receivables?(?:,? net| - net)?(?: of .*)?"
@@ -295,6 +309,9 @@ class Metric:
     before: frozenset[str] = frozenset()
     """Items needed for the year before as well (the averaged ones among them), whatever the
     formula does with them."""
+    optional: frozenset[str] = frozenset()
+    """Items a balance sheet may not print (a company holding no marketable securities): 0
+    when no row does."""
 
 
 def _avg(items: Mapping[str, float], before: Mapping[str, float], name: str) -> float:
@@ -311,6 +328,7 @@ def _metric(
     *,
     averaged: tuple[str, ...] = (),
     before: tuple[str, ...] = (),
+    optional: tuple[str, ...] = (),
 ) -> Metric:
     return Metric(
         name,
@@ -321,6 +339,7 @@ def _metric(
         shown,
         frozenset(averaged),
         frozenset(averaged) | frozenset(before),
+        frozenset(optional),
     )
 
 
@@ -346,6 +365,18 @@ METRICS: tuple[Metric, ...] = (
         lambda y, b: y["operating_cash_flow"] / y["current_liabilities"],
         "ratio",
         "{operating_cash_flow} / {current_liabilities}",
+    ),
+    _metric(
+        "quick ratio",
+        r"quick ratio|acid[- ]test ratio",
+        ("cash", "marketable_securities", "receivables", "current_liabilities"),
+        lambda y, b: (
+            (y["cash"] + y.get("marketable_securities", 0.0) + y["receivables"])
+            / y["current_liabilities"]
+        ),
+        "ratio",
+        "({cash} + {marketable_securities} + {receivables}) / {current_liabilities}",
+        optional=("marketable_securities",),
     ),
     _metric(
         "working capital ratio",
@@ -576,7 +607,7 @@ _REVENUE = re.compile(r"revenue|sales", re.I)
 _QUARTER = re.compile(r"\b(?:quarter|Q[1-4]|(?:three|six|nine) months)\b", re.I)
 _NOT_ONE_FIGURE = re.compile(
     r"\b(?:chang|increas|decreas|compar|differ|declin|jump|drop|fell|fall|rose|rise|grew"
-    r"|why|drove|driv|caus|reason|explain)\w*",
+    r"|why|drove|driv|caus|reason(?!abl)|explain)\w*",
     re.I,
 )
 """A question about a quarter, about how a metric moved, or why ("Why did Nike's gross margin
@@ -718,6 +749,14 @@ class Row:
     Sheets"), not as a summary of them ("Selected Financial Data", "Balance sheet data")."""
     scale: str
     """The table's unit as its header says it ("millions", "thousands"), "" when unsaid."""
+    label_part: tuple[int, int] | None = None
+    """Its label's line, when the table's header stands between it and `line` (chunk_rows'
+    parked label)."""
+
+    @property
+    def parts(self) -> tuple[tuple[int, int], ...]:
+        """The spans of the chunk's content the row is quoted from, label first."""
+        return (self.label_part, self.line) if self.label_part else (self.line,)
 
 
 _CONSOLIDATED = re.compile(r"\b(?:consolidated|condensed|combined)\b", re.I)
@@ -793,10 +832,17 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
     own_lines = [((m.start(), m.end()), m.group()) for m in _LINE.finditer(chunk.content)]
     rows = []
     label_line: tuple[int, int] | None = None
+    parked: tuple[int, int] | None = None
+    """The label line a table's header interrupts: the reading order may set a statement's
+    title, its years and its unit between its first row's label and figures ("Cash and cash
+    equivalents" / "Consolidated Balance Sheets ASSETS December 26, 2015 ..." / "$ 785 $ 805")."""
     run: list[int] | None = None
     for place, text in [*above_lines, *own_lines]:
         if not text.strip():
             continue
+        if _heads(text):
+            parked = parked or label_line
+            label_line = None
         if is_period_line(text):
             heads = column_years(text)
             # "Fiscal years ended December 25, 2021, December 26, 2020 and ..." over "2021
@@ -818,13 +864,20 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             scale = found_scale.group(1).lower() if found_scale else scale
         if place is None:
             continue
+        if _heads(text):
+            continue
         if row_kind(text) not in ("figures", "loose"):
             label_line = place if re.search(r"[A-Za-z]", text) else None
+            parked = None
             continue
         label = row_label(text)
+        label_part = parked if not label and label_line is None else None
+        parked = None
         cells = _amounts(text.split()[len(label.split()) :])
         values = [figure_value(cell) for cell in cells]
         line = place
+        if label_part is not None:
+            label = chunk.content[slice(*label_part)]
         if label_line is not None and (not label or _continues(chunk.content, label_line, label)):
             label = f"{chunk.content[slice(*label_line)]} {label}"
             line = (label_line[0], place[1])
@@ -839,8 +892,29 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
         figures: dict[int, float] = {}
         for year, value in zip(years, values, strict=True):
             figures.setdefault(year, value)  # type: ignore[arg-type]
-        rows.append(Row(chunk, line, normal_label(label), figures, statement, audited, scale))
+        rows.append(
+            Row(chunk, line, normal_label(label), figures, statement, audited, scale, label_part)
+        )
     return rows
+
+
+def _heads(line: str) -> bool:
+    """Says whether a line belongs to a table's header: its years or dates ("Fiscal Year"
+    above them), its unit, the statement's title, or a heading in capitals ("ASSETS"; not a
+    label that goes on, "NET INCOME ATTRIBUTABLE TO SHAREOWNERS OF")."""
+    stripped = line.strip()
+    return (
+        is_period_line(stripped)
+        or (bool(stripped) and _PERIOD_WORDS.fullmatch(stripped) is not None)
+        or is_unit_line(stripped)
+        or (len(stripped) <= MAX_TITLE_CHARS and statement_of(stripped) is not None)
+        or (
+            stripped.isupper()
+            and row_kind(stripped) is None
+            and stripped.split()[-1].lower() not in FUNCTION_WORDS
+            and not stripped.endswith((",", "-"))
+        )
+    )
 
 
 def _amounts(cells: Sequence[str]) -> list[str]:
@@ -911,6 +985,8 @@ def computed_answer(
             asked.years
         )
         row = find_row(LINE_ITEMS[name], rows, sorted(needed))
+        if row is None and name in metric.optional:
+            continue
         if row is None:
             return None
         found[name] = row
@@ -950,7 +1026,7 @@ def computed_answer(
     quotes = [
         Quote(
             row.chunk,
-            (row.line,),
+            row.parts,
             quoted_row(row),
             COMPUTED_CONFIDENCE,
             row.chunk.table_header if headed(row) else None,
@@ -1002,7 +1078,8 @@ def _how(asked: MetricQuestion, found: Mapping[str, Row]) -> str:
         else:
             each = ", ".join(shown_figure(_value(name, row, year)) for year in asked.years)
             shown[name] = f"{label} {each}"
-    return metric.shown.format(**shown)
+    unprinted = {name: f"{LINE_ITEMS[name].name} 0 (not printed)" for name in metric.optional}
+    return metric.shown.format(**(unprinted | shown))
 
 
 def shown_figure(value: float) -> str:
@@ -1032,7 +1109,7 @@ def _shown(result: float, unit: Unit, scale: str, wanted: str) -> str:
 
 
 def quoted_row(row: Row) -> str:
-    shown = shown_text(row.chunk.content, (row.line,))
+    shown = shown_text(row.chunk.content, row.parts)
     return f"{row.chunk.table_header_text} {shown}" if headed(row) else shown
 
 
@@ -1040,4 +1117,4 @@ def headed(row: Row) -> bool:
     """Says whether a row is quoted with its table's header: one that heads its columns with
     years and is not the row itself (a table found from its first row)."""
     header = row.chunk.table_header_text
-    return bool(column_years(header)) and shown_text(row.chunk.content, (row.line,)) not in header
+    return bool(column_years(header)) and shown_text(row.chunk.content, row.parts) not in header

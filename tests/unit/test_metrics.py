@@ -78,6 +78,12 @@ CASH = statement_chunk(
         ),
         ("What is Nike's FY2020 days sales outstanding (DSO)?", "days sales outstanding", (2020,)),
         ("What is AMD's FY22 gross margin?", "gross margin", (2022,)),
+        (
+            "Does AMD have a reasonably healthy liquidity profile based on its quick ratio for "
+            "FY2015?",
+            "quick ratio",
+            (2015,),
+        ),
     ],
 )
 def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple[int, ...]) -> None:
@@ -225,6 +231,47 @@ def test_a_label_that_goes_on_from_the_line_above() -> None:
     (row,) = chunk_rows(chunk)
     assert row.label == "net income attributable to shareowners of the coca-cola company"
     assert row.figures[2017] == 1248.0
+
+
+def test_a_label_the_tables_header_stands_between_its_figures() -> None:
+    # The reading order may set a statement's title, years and unit between its first row's
+    # label and its figures, and a heading above the years ("Fiscal Year").
+    balance = statement_chunk(
+        11,
+        "Current assets:\n\nCash and cash equivalents\n\nConsolidated Balance Sheets\n\n"
+        "ASSETS\n\nDecember 26,\n\n2015\n\nDecember 27,\n\n2014\n"
+        "(In millions, except par value amounts)\n\n$ 785 $ 805\nMarketable securities — 235\n",
+        page=58,
+    )
+    cash, securities = chunk_rows(balance)
+    assert (cash.label, cash.figures) == ("cash and cash equivalents", {2015: 785.0, 2014: 805.0})
+    assert [balance.content[slice(*part)] for part in cash.parts] == [
+        "Cash and cash equivalents",
+        "$ 785 $ 805",
+    ]
+    assert securities.figures == {2015: 0.0, 2014: 235.0}
+    earnings = statement_chunk(
+        12,
+        "Consolidated Statements of Earnings\n(In Millions)\n\nNet sales\nFiscal Year\n"
+        "2020 2019 2018\n$ 17,626.6 $ 16,865.2 $ 15,740.4\nCost of sales 11,496.7 11,108.4 "
+        "10,304.8\n",
+        page=48,
+    )
+    net_sales, _ = chunk_rows(earnings)
+    assert (net_sales.label, net_sales.figures[2020]) == ("net sales", 17626.6)
+
+
+def test_the_quick_ratio_counts_no_marketable_securities_where_none_are_printed() -> None:
+    answer = worked_out(
+        "What is the FY2015 quick ratio?",
+        "Consolidated Balance Sheets\n(In millions)\nDecember 26, 2015 December 27, 2014\n"
+        "Cash and cash equivalents $ 785 $ 805\nAccounts receivable, net 533 818\n"
+        "Total current liabilities 1,403 1,440\n",
+    )
+    assert answer.startswith(
+        "FY2015 quick ratio: 0.94 ((cash and cash equivalents 785 + marketable securities 0 "
+        "(not printed) + accounts receivable 533) / total current liabilities 1,403)"
+    )
 
 
 def test_a_balance_is_never_read_from_a_statement_of_flows() -> None:
