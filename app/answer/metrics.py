@@ -183,7 +183,7 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "accounts_payable": _item(
         "accounts payable",
-        r"(?:trade )?accounts payable(?:, trade)?",
+        r"(?:trade )?accounts payable(?:, trade)?|trade payables",
         r"accounts payable",
         "balance",
         asked=r"\baccounts payable\b",
@@ -474,6 +474,20 @@ METRICS: tuple[Metric, ...] = (
         "total asset turnover ratio", r"(?:total )?asset turnover", "revenue", "total_assets"
     ),
     _over_average("inventory turnover ratio", r"inventory turnover", "cogs", "inventory"),
+    _metric(
+        "cash conversion cycle",
+        r"cash conversion cycle|\bCCC\b",
+        ("inventory", "cogs", "receivables", "revenue", "accounts_payable"),
+        lambda y, b: (
+            365 * _avg(y, b, "inventory") / y["cogs"]
+            + 365 * _avg(y, b, "receivables") / y["revenue"]
+            - 365 * _avg(y, b, "accounts_payable") / (y["cogs"] + y["inventory"] - b["inventory"])
+        ),
+        "days",
+        "365 * {inventory} / {cogs} + 365 * {receivables} / {revenue} - 365 * "
+        "{accounts_payable} / ({cogs} + change in inventories)",
+        averaged=("inventory", "receivables", "accounts_payable"),
+    ),
     _metric(
         "days payable outstanding",
         r"days payables? outstanding|\bDPO\b",

@@ -274,6 +274,20 @@ def test_the_quick_ratio_counts_no_marketable_securities_where_none_are_printed(
     )
 
 
+def test_the_cash_conversion_cycle_is_dio_plus_dso_less_dpo() -> None:
+    asked = asked_metric("What is the FY2019 cash conversion cycle (CCC) for Kraft Heinz?")
+    assert asked is not None
+    balance = statement_chunk(
+        13,
+        "Consolidated Balance Sheets\n(in millions)\nDecember 28, 2019 December 29, 2018\n"
+        "Trade receivables 1,973 2,129\nInventories 2,721 2,667\nTrade payables 4,003 4,153\n",
+        page=52,
+    )
+    answer = computed_answer(asked, [(INCOME, ""), (balance, "")])
+    # 58.43 days of inventory + 29.97 of sales - 88.16 of payables
+    assert answer is not None and answer.text.startswith("FY2019 cash conversion cycle: 0.24 days")
+
+
 def test_a_balance_is_never_read_from_a_statement_of_flows() -> None:
     rows = chunk_rows(CASH)  # "Inventories (277)": a change, not a balance
     assert find_row(LINE_ITEMS["inventory"], rows, [2019, 2018]) is None
