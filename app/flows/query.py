@@ -201,15 +201,30 @@ def metric_answer(query: str, ranked: Sequence[Candidate], session: Session) -> 
     if asked is None:
         return None
     patterns = [LINE_ITEMS[name].search for name in asked.metric.items]
-    # A document the question names (its company, its year) is read before one that only
-    # ranks well: another company's statements would answer with its figures.
-    named = [chunk.document_id for chunk in ranked if chunk.name_boost > 0]
-    documents = list(dict.fromkeys([*named, *(chunk.document_id for chunk in ranked)]))
-    for document_id in documents[:COMPUTED_DOCUMENTS]:
+    for document_id in statement_documents(ranked, asked.years[-1])[:COMPUTED_DOCUMENTS]:
         answer = computed_answer(asked, chunks_holding(session, document_id, patterns))
         if answer is not None:
             return answer
     return None
+
+
+def statement_documents(ranked: Sequence[Candidate], latest_year: int) -> list[uuid.UUID]:
+    """Returns the documents of the ranked chunks in the order a computed answer reads their
+    statements: those the question names (its company, its year) before those that only rank
+    well, as another company's statements would answer with its figures; of each, those whose
+    title or file name writes the last year asked first (the FY2020 report holds the columns of
+    FY2018 to FY2020, the FY2018 report not FY2020's); then in ranking order."""
+    named = {chunk.document_id for chunk in ranked if chunk.name_boost > 0}
+    year = str(latest_year)
+    dated = {
+        chunk.document_id
+        for chunk in ranked
+        if year in f"{chunk.document_title} {chunk.document_filename}"
+    }
+    return sorted(
+        dict.fromkeys(chunk.document_id for chunk in ranked),
+        key=lambda document_id: (document_id not in named, document_id not in dated),
+    )
 
 
 def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
