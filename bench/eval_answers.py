@@ -50,8 +50,8 @@ from bench.evalkit import (
     docs_questions,
     every_nth,
     files_of,
-    financebench_more_questions,
     financebench_questions,
+    financebench_style_questions,
     first_gold_rank,
     markdown_table,
     metric_questions,
@@ -79,7 +79,12 @@ METRICS = "metrics"
 MORE = "financebench-style"
 """bench/data/financebench_more.jsonl's questions, asked over FinanceBench's filings."""
 MORE_OWN = "financebench-style, own filing"
-APART = (OWN_FILING, METRICS, MORE, MORE_OWN)
+HELD = "financebench-held"
+"""bench/data/financebench_held.jsonl's questions, kept from tuning, over the same filings."""
+HELD_OWN = "financebench-held, own filing"
+STYLE_SETS = (("financebench_more", MORE, MORE_OWN), ("financebench_held", HELD, HELD_OWN))
+"""(file in bench/data, source in one collection, source within the question's filing)."""
+APART = (OWN_FILING, METRICS, MORE, MORE_OWN, HELD, HELD_OWN)
 """Sources kept out of the "all" row, which stays the one the history compares."""
 SETS = ("docs", "financebench")
 
@@ -137,7 +142,7 @@ def computed_results(outcomes: Sequence[Outcome]) -> str:
     style) the answer states the figure of, in one collection and within the question's own
     filing."""
     parts = []
-    for source in ("financebench", OWN_FILING, MORE, MORE_OWN):
+    for source in ("financebench", OWN_FILING, MORE, MORE_OWN, HELD, HELD_OWN):
         computed = [o for o in outcomes if o.source == source and o.computed]
         if computed:
             stated = sum(bool(o.result_hit) for o in computed)
@@ -208,14 +213,15 @@ def ask_all(
         for question in every_nth(metric_questions(), every):
             response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
             outcomes.append(judge(question, METRICS, response))
-        for question in every_nth(financebench_more_questions(), every):
-            response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
-            outcomes.append(judge(question, MORE, response))
-            response = citelock.query(
-                question.question, FINANCEBENCH_COLLECTION, TOP_K,
-                document_ids=[filings.ids[question.filename]],
-            )  # fmt: skip
-            outcomes.append(judge(question, MORE_OWN, response))
+        for name, source, own_source in STYLE_SETS:
+            for question in every_nth(financebench_style_questions(name), every):
+                response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
+                outcomes.append(judge(question, source, response))
+                response = citelock.query(
+                    question.question, FINANCEBENCH_COLLECTION, TOP_K,
+                    document_ids=[filings.ids[question.filename]],
+                )  # fmt: skip
+                outcomes.append(judge(question, own_source, response))
     print(f"asked {len(outcomes)} questions, {time.perf_counter() - started:.0f}s", flush=True)
     return outcomes, sizes
 
@@ -335,7 +341,7 @@ def section(
             select(outcomes, lambda o: o.source == METRICS),
         )
     )
-    for source in (MORE, MORE_OWN):
+    for source in (MORE, MORE_OWN, HELD, HELD_OWN):
         for computed, label in ((False, "stated"), (True, "computed (hit = quotes a line item)")):
             by_source.append(
                 figure_row(

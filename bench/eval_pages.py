@@ -56,8 +56,8 @@ from bench.evalkit import (
     docs_questions,
     every_nth,
     files_of,
-    financebench_more_questions,
     financebench_questions,
+    financebench_style_questions,
     first_gold_rank,
     hit_at,
     markdown_table,
@@ -91,15 +91,18 @@ def eval_sets() -> dict[str, EvalSet]:
         "financebench": EvalSet(
             "financebench", FINANCEBENCH_COLLECTION, financebench_questions(), ()
         ),
-        "financebench-more": EvalSet(
-            "financebench-more",
-            FINANCEBENCH_COLLECTION,
-            financebench_more_questions(),
-            tuple(
-                (kind, lambda q, kind=kind: q.kind == kind)
-                for kind in ("domain-relevant", "novel-generated", "metrics-generated")
-            ),
-        ),
+        **{
+            name.replace("_", "-"): EvalSet(
+                name.replace("_", "-"),
+                FINANCEBENCH_COLLECTION,
+                financebench_style_questions(name),
+                tuple(
+                    (kind, lambda q, kind=kind: q.kind == kind)
+                    for kind in ("domain-relevant", "novel-generated", "metrics-generated")
+                ),
+            )
+            for name in ("financebench_more", "financebench_held")
+        },
         "docs": EvalSet(
             "docs",
             DOCS_COLLECTION,
@@ -350,7 +353,9 @@ def main() -> None:
             f"Sets: financebench = `../{FINANCEBENCH.relative_to(REPOSITORY.parent)}` "
             "(questions.jsonl, the dataset's evidence pages); financebench-more = "
             "`bench/data/financebench_more.jsonl`, 45 questions in FinanceBench's style over "
-            "the same filings, written blind (by question type); docs = "
+            "the same filings, written blind (by question type); financebench-held = "
+            "`bench/data/financebench_held.jsonl`, 30 more written blind in session 19 and "
+            "kept from tuning; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",

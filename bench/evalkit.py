@@ -127,12 +127,14 @@ def financebench_questions() -> list[Question]:
     return questions
 
 
-def financebench_more_questions() -> list[Question]:
-    """Returns bench/data/financebench_more.jsonl's 45 questions in FinanceBench's style over
-    its filings, written blind (bench/data/README.md); a computed one's `answer_patterns` are
-    those of its line items, as in financebench_facts.jsonl, its result's in `result_patterns`."""
+def financebench_style_questions(name: str = "financebench_more") -> list[Question]:
+    """Returns bench/data/`name`.jsonl's questions in FinanceBench's style over its filings,
+    written blind (bench/data/README.md): financebench_more's 45 (session 18) or
+    financebench_held's 30 (session 19, kept from tuning); a computed one's `answer_patterns`
+    are those of its line items, as in financebench_facts.jsonl, its result's in
+    `result_patterns`."""
     questions = []
-    for row in read_jsonl(DATA / "financebench_more.jsonl"):
+    for row in read_jsonl(DATA / f"{name}.jsonl"):
         items = tuple(row.get("line_item_patterns", ()))
         questions.append(
             Question(
@@ -141,7 +143,7 @@ def financebench_more_questions() -> list[Question]:
                 path=FINANCEBENCH / row["pdf"],
                 gold_pages=frozenset(row["gold_pages"]),
                 answer_patterns=items or tuple(row["answer_patterns"]),
-                source="financebench-more",
+                source=name.replace("_", "-"),
                 kind=row["question_type"],
                 in_table=row["in_table"],
                 computed=bool(items),
