@@ -121,9 +121,9 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
 
 
 _FIGURES = frozenset({Asked.COUNT, Asked.AMOUNT})
-_YEAR = re.compile(r"(?:19[5-9]\d|20[0-4]\d)")
-"""A bare year is no count or amount: "In July 2021, we received the licenses" does not say
-how much they cost."""
+_YEAR = re.compile(r"(?<!\d)(?:19[5-9]\d|20[0-4]\d)(?!\d)")
+"""A year. A bare one is no count or amount: "In July 2021, we received the licenses" does not
+say how much they cost."""
 
 
 def _normal(figure: str) -> str:
@@ -143,14 +143,11 @@ def asks_list(query: str) -> bool:
     return _ASKS_LIST.search(query) is not None
 
 
-_ANY_YEAR = re.compile(r"(?<!\d)(?:19|20)\d\d(?!\d)")
-
-
 def year_asked(text: str, query: str) -> int:
     """+1 when `text` names a year the query names ("FY2021" names 2021), -1 when it names
     only other years, 0 when it names none or the query none."""
-    asked = set(_ANY_YEAR.findall(query))
-    named = set(_ANY_YEAR.findall(text))
+    asked = set(_YEAR.findall(query))
+    named = set(_YEAR.findall(text))
     if not asked or not named:
         return 0
     return 1 if asked & named else -1

@@ -846,15 +846,16 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
     own_lines = [((m.start(), m.end()), m.group()) for m in _LINE.finditer(chunk.content)]
     rows = []
     label_line: tuple[int, int] | None = None
+    # The label line a table's header interrupts: the reading order may set a statement's
+    # title, its years and its unit between its first row's label and figures ("Cash and cash
+    # equivalents" / "Consolidated Balance Sheets ASSETS December 26, 2015 ..." / "$ 785 $ 805").
     parked: tuple[int, int] | None = None
-    """The label line a table's header interrupts: the reading order may set a statement's
-    title, its years and its unit between its first row's label and figures ("Cash and cash
-    equivalents" / "Consolidated Balance Sheets ASSETS December 26, 2015 ..." / "$ 785 $ 805")."""
     run: list[int] | None = None
     for place, text in [*above_lines, *own_lines]:
         if not text.strip():
             continue
-        if _heads(text):
+        heading = _heads(text)
+        if heading:
             parked = parked or label_line
             label_line = None
         if is_period_line(text):
@@ -876,9 +877,7 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
                 statement, audited = named, _CONSOLIDATED.search(text) is not None
             found_scale = _SCALE.search(text) if is_unit_line(text) or named else None
             scale = found_scale.group(1).lower() if found_scale else scale
-        if place is None:
-            continue
-        if _heads(text):
+        if place is None or heading:
             continue
         if row_kind(text) not in ("figures", "loose"):
             label_line = place if re.search(r"[A-Za-z]", text) else None
