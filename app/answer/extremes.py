@@ -97,8 +97,14 @@ def extreme_answer(
     None when no block does. `page_before` is the end of the previous page's text, which
     titles a table that opens its page untitled."""
     for title, block in _blocks(table, page_before):
+        # A row labelled with the measure itself ("Net revenue" beside "Operating profit") is
+        # the measure, not one of the things that hold it.
         rows = [
-            row for row in block if asked.year in row.figures and not _NOT_COMPARED.match(row.label)
+            row
+            for row in block
+            if asked.year in row.figures
+            and not _NOT_COMPARED.match(row.label)
+            and not asked.measure <= terms(row.label)
         ]
         if len(rows) >= 2 and asked.measure <= terms(title):
             return _answer(asked, [_row_compared(asked, row) for row in rows])

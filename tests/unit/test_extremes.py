@@ -163,6 +163,19 @@ def test_a_block_read_on_over_the_table_s_next_chunk_and_ended_by_its_total() ->
     )
 
 
+def test_rows_labelled_with_the_measure_are_not_compared() -> None:
+    # A summary of the measure beside another is no table of the things that hold it.
+    asked = asked_extreme("Which of PepsiCo's divisions had the largest net revenue in FY2021?")
+    assert asked is not None
+    summary = statement_chunk(
+        14,
+        "Consolidated Net Revenue and Operating Profit\n2021 2020\n"
+        "Net revenue $ 79,474 $ 70,372\nOperating profit $ 11,162 $ 10,080\n",
+        page=41,
+    )
+    assert extreme_answer(asked, [(summary, "")]) is None
+
+
 def test_no_answer_from_a_table_titled_otherwise() -> None:
     asked = asked_extreme("Which one had the highest fair value in FY 2021?")
     assert asked is not None
