@@ -40,6 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.evalkit import (
+    CORPUS,
     DOCS_COLLECTION,
     FINANCEBENCH_COLLECTION,
     REPOSITORY,
@@ -84,7 +85,12 @@ HELD = "financebench-held"
 HELD_OWN = "financebench-held, own filing"
 STYLE_SETS = (("financebench_more", MORE, MORE_OWN), ("financebench_held", HELD, HELD_OWN))
 """(file in bench/data, source in one collection, source within the question's filing)."""
-APART = (OWN_FILING, METRICS, MORE, MORE_OWN, HELD, HELD_OWN)
+SEC_HELD = "10-Q held"
+"""bench/data/sec10q_held.jsonl's questions, kept from tuning, over the documents' collection
+(whose 10-Qs they ask about)."""
+SEC_HELD_OWN = "10-Q held, own filing"
+STYLED = (MORE, MORE_OWN, HELD, HELD_OWN, SEC_HELD, SEC_HELD_OWN)
+APART = (OWN_FILING, METRICS, *STYLED)
 """Sources kept out of the "all" row, which stays the one the history compares."""
 SETS = ("docs", "financebench")
 
@@ -142,7 +148,7 @@ def computed_results(outcomes: Sequence[Outcome]) -> str:
     style) the answer states the figure of, in one collection and within the question's own
     filing."""
     parts = []
-    for source in ("financebench", OWN_FILING, MORE, MORE_OWN, HELD, HELD_OWN):
+    for source in ("financebench", OWN_FILING, *STYLED):
         computed = [o for o in outcomes if o.source == source and o.computed]
         if computed:
             stated = sum(bool(o.result_hit) for o in computed)
@@ -198,6 +204,14 @@ def ask_all(
             outcomes.append(judge(question, question.source, response))
         for identifier, text in every_nth(offtopic_questions(), every):
             outcomes.append(offtopic(identifier, citelock.query(text, DOCS_COLLECTION, TOP_K)))
+        for question in every_nth(financebench_style_questions("sec10q_held", CORPUS), every):
+            response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
+            outcomes.append(judge(question, SEC_HELD, response))
+            response = citelock.query(
+                question.question, DOCS_COLLECTION, TOP_K,
+                document_ids=[collection.ids[question.filename]],
+            )  # fmt: skip
+            outcomes.append(judge(question, SEC_HELD_OWN, response))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
@@ -341,7 +355,7 @@ def section(
             select(outcomes, lambda o: o.source == METRICS),
         )
     )
-    for source in (MORE, MORE_OWN, HELD, HELD_OWN):
+    for source in STYLED:
         for computed, label in ((False, "stated"), (True, "computed (hit = quotes a line item)")):
             by_source.append(
                 figure_row(
@@ -364,7 +378,8 @@ def section(
         files, pages = sizes[DOCS_COLLECTION]
         collections.append(
             f"the {files} documents of `bench/data/questions_docs.jsonl` ({pages:,} pages; "
-            "the docs and 10-Q questions and the off-topic ones are asked over all of them)"
+            "the docs and 10-Q questions, the off-topic ones and `bench/data/sec10q_held.jsonl`'s "
+            "are asked over all of them, the last again restricted to the question's filing)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

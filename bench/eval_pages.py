@@ -42,6 +42,7 @@ from langchain_community.document_loaders import PyMuPDFLoader
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from bench.evalkit import (
+    CORPUS,
     DOCS_COLLECTION,
     FINANCEBENCH,
     FINANCEBENCH_COLLECTION,
@@ -84,6 +85,9 @@ class EvalSet:
     """All of the set's questions: its files are those they name, whatever --every keeps."""
     subsets: tuple[tuple[str, Any], ...]
     """(label, predicate) rows reported besides all of the set's questions."""
+    searched: tuple[Path, ...] = ()
+    """The collection's files when they are more than the questions name (searched by both
+    sides in "one collection")."""
 
 
 def eval_sets() -> dict[str, EvalSet]:
@@ -103,6 +107,16 @@ def eval_sets() -> dict[str, EvalSet]:
             )
             for name in ("financebench_more", "financebench_held")
         },
+        "sec10q-held": EvalSet(
+            "sec10q-held",
+            DOCS_COLLECTION,
+            financebench_style_questions("sec10q_held", CORPUS),
+            tuple(
+                (kind, lambda q, kind=kind: q.kind == kind)
+                for kind in ("domain-relevant", "novel-generated", "metrics-generated")
+            ),
+            tuple(files_of(docs_questions())),
+        ),
         "docs": EvalSet(
             "docs",
             DOCS_COLLECTION,
@@ -301,7 +315,7 @@ def main() -> None:
         embeddings.embed_documents(["warming the model up"] * WARM_UP_TEXTS)
         for name in args.sets:
             eval_set = sets[name]
-            files = files_of(eval_set.questions)
+            files = list(eval_set.searched) or files_of(eval_set.questions)
             phase = time.perf_counter()
             collection = citelock.ensure_collection(eval_set.collection, files)
             peer = peer_index(files, eval_set.collection, folder, embeddings, citelock.record)
@@ -355,7 +369,9 @@ def main() -> None:
             "`bench/data/financebench_more.jsonl`, 45 questions in FinanceBench's style over "
             "the same filings, written blind (by question type); financebench-held = "
             "`bench/data/financebench_held.jsonl`, 30 more written blind in session 19 and "
-            "kept from tuning; docs = "
+            "kept from tuning; sec10q-held = `bench/data/sec10q_held.jsonl`, 30 in the same "
+            "style over 18 of docugami's 10-Qs (the docs collection), written blind in session "
+            "20 and kept from tuning; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",

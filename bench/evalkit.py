@@ -127,12 +127,15 @@ def financebench_questions() -> list[Question]:
     return questions
 
 
-def financebench_style_questions(name: str = "financebench_more") -> list[Question]:
-    """Returns bench/data/`name`.jsonl's questions in FinanceBench's style over its filings,
-    written blind (bench/data/README.md): financebench_more's 45 (session 18) or
-    financebench_held's 30 (session 19, kept from tuning); a computed one's `answer_patterns`
-    are those of its line items, as in financebench_facts.jsonl, its result's in
-    `result_patterns`."""
+def financebench_style_questions(
+    name: str = "financebench_more", root: Path = FINANCEBENCH
+) -> list[Question]:
+    """Returns bench/data/`name`.jsonl's questions in FinanceBench's style, written blind
+    (bench/data/README.md), their `pdf` under `root`: financebench_more's 45 (session 18) and
+    financebench_held's 30 (session 19, kept from tuning) over FinanceBench's filings,
+    sec10q_held's 30 (session 20, kept from tuning) over docugami's 10-Qs under CORPUS; a
+    computed one's `answer_patterns` are those of its line items, as in
+    financebench_facts.jsonl, its result's in `result_patterns`."""
     questions = []
     for row in read_jsonl(DATA / f"{name}.jsonl"):
         items = tuple(row.get("line_item_patterns", ()))
@@ -140,7 +143,7 @@ def financebench_style_questions(name: str = "financebench_more") -> list[Questi
             Question(
                 id=row["id"],
                 question=row["question"],
-                path=FINANCEBENCH / row["pdf"],
+                path=root / row["pdf"],
                 gold_pages=frozenset(row["gold_pages"]),
                 answer_patterns=items or tuple(row["answer_patterns"]),
                 source=name.replace("_", "-"),
