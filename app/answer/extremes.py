@@ -132,7 +132,8 @@ def _blocks(
         above_lines = _last_titling_lines(page_before)
     blocks: list[tuple[list[str], list[Row]]] = [([first.table_header_text, *above_lines], [])]
     for chunk, text_above in table:
-        rows = chunk_rows(chunk, text_above)
+        # A quarterly table's rows (of no fiscal year's figures) stand for nothing here.
+        rows = [row for row in chunk_rows(chunk, text_above) if row.figures]
         for line in _LINE.finditer(chunk.content):
             row = next(
                 (row for row in rows if any(a <= line.start() < b for a, b in row.parts)), None

@@ -6,8 +6,11 @@ answers "What is Kraft Heinz's FY2019 inventory turnover ratio?", and a quote of
 half of it. When a question names a metric of METRICS and a fiscal year, the rows holding its
 line items are read (label, then one figure per column; the columns' years, the unit and the
 statement from the page above the rows) and the metric is worked out for the year asked, with
-the year before where a balance is averaged. The answer
-says the result and how it was reached, then quotes each row it used, cited like any claim.
+the year before where a balance is averaged. A question that writes out its period ("for the
+quarter ended June 25, 2022", "as of July 30, 2023") is worked out from that period's column,
+as a quarterly report's header tells it (Period: the day it ends, the months it spans). The
+answer says the result and how it was reached, then quotes each row it used, cited like any
+claim.
 Where a line item is not found with a figure for each year needed, there is no computed answer
 and the question is answered as any other.
 """
@@ -16,13 +19,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from statistics import fmean
 from typing import Literal
 
 from app.answer.claims import Answer, Quote, cite, shown_text
 from app.core.chunks import Candidate
-from app.core.rows import FUNCTION_WORDS, is_period_line, is_unit_line, row_kind, row_label
+from app.core.rows import (
+    FUNCTION_WORDS,
+    MONTH,
+    is_period_line,
+    is_unit_line,
+    month_number,
+    row_kind,
+    row_label,
+)
 from app.core.sentences import split_sentences
 
 Statement = Literal["balance", "income", "cash"]
@@ -218,7 +229,8 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "capital_expenditure": _item(
         "capital expenditure",
-        r"(?:purchases? of|payments for|additions to|acquisitions? of|investments? in)"
+        r"(?:purchases? (?:of|related to)|payments for|additions to|acquisitions? of"
+        r"|investments? in)"
         r" (?:property|land|premises|plant|capital assets)[\w ,]*"
         r"|capital (?:expenditures?|spending)(?:,? (?:net|excluding|including) [\w ,]+)?",
         r"property|capital (expenditure|spending)|land",
@@ -266,6 +278,13 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"selling, general",
         "income",
         asked=r"\bSG&A\b|\bselling, general,? and administrative\b",
+    ),
+    "research_expense": _item(
+        "research and development expenses",
+        r"(?:total )?research(?:,| and) development(?:,? and engineering)?(?: expenses?| costs?)?",
+        r"research(,| and) development",
+        "income",
+        asked=r"\bR&D\b|\bresearch(?:,| and) development\b",
     ),
     "cash": _item(
         "cash and cash equivalents",
@@ -546,6 +565,16 @@ METRICS: tuple[Metric, ...] = (
         "{selling_expense} / {revenue}",
     ),
     _metric(
+        "R&D as a share of revenue",
+        r"(?:R&D|research(?:,| and) development(?:,? and engineering)?(?: expenses?)?)\s+"
+        r"(?:%\s*margin|(?:as\s+a\s+)?(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?"
+        r"(?:revenues?|sales))",
+        ("research_expense", "revenue"),
+        lambda y, b: 100 * y["research_expense"] / y["revenue"],
+        "percent",
+        "{research_expense} / {revenue}",
+    ),
+    _metric(
         "days sales outstanding",
         r"days sales outstanding|\bDSO\b",
         ("receivables", "revenue"),
@@ -577,6 +606,7 @@ ASKED_ITEMS: tuple[str, ...] = (
     "income_tax",
     "interest_expense",
     "selling_expense",
+    "research_expense",
     "operating_cash_flow",
     "capital_expenditure",
     "dividends",
@@ -597,15 +627,17 @@ ASKED_ITEMS: tuple[str, ...] = (
 before "sales", "net cash from operations" before "operations"."""
 ITEM_METRICS = {key: _item_metric(key) for key in ASKED_ITEMS}
 _NOT_THE_ITEM = re.compile(
-    r"\b(?:per share|EPS|segments?|regions?|geograph\w*|divisions?|brands?|products?|adjusted"
+    r"\b(?:per share|EPS|segments?|regions?|geograph\w*|divisions?|brands?|products?|markets?"
+    r"|platforms?|adjusted"
     r"|non-GAAP|noncontrolling|minority|ratio|margin|growth|percent\w*|guidance|outlook"
     r"|expect\w*|which|why|drove|recurring|annuali[sz]ed|ARR|deferred|unearned|backlog"
     r"|driv\w+)\b|%",
     re.I,
 )
-"""Words that ask for more than, or other than, the statement's figure of an item: a
-segment's revenue, a per-share amount, the noncontrolling interests' share, a ratio of it,
-another measure named after it (annualized recurring revenue, deferred revenue)."""
+"""Words that ask for more than, or other than, the statement's figure of an item: a segment's
+(or market platform's) revenue, a per-share amount, the noncontrolling interests' share, a
+ratio of it, another measure named after it (annualized recurring revenue, deferred
+revenue)."""
 
 _YEAR = r"((?:19|20)\d\d)"
 _FISCAL_YEAR = re.compile(rf"\b(?:FY\s?|fiscal(?: year)?\s+){_YEAR}\b|\b{_YEAR}\b", re.I)
@@ -624,9 +656,9 @@ _NOT_ONE_FIGURE = re.compile(
     r"|why|drove|driv|caus|reason(?!abl)|explain)\w*",
     re.I,
 )
-"""A question about a quarter, about how a metric moved, or why ("Why did Nike's gross margin
-decline in FY2023?"), asks for more than a fiscal year's figure (and a quarter's columns would
-be read as the year's)."""
+"""A question about how a metric moved, or why ("Why did Nike's gross margin decline in
+FY2023?"), asks for more than a period's figure. One about a quarter (_QUARTER) is answered
+only from the column of the period it writes out, never from a fiscal year's."""
 _YEAR_ON_YEAR = re.compile(
     r"\b(?:year[- ]over[- ]year|YoY|y/y)\b|\b(?:percent(?:age)?|%) (?:change|growth)\b"
     r"|\bgrowth rate\b",
@@ -648,6 +680,90 @@ _AVERAGE_OVER_YEARS = re.compile(r"\b(?:\d|two|three|four|five)[- ]year average\
 
 
 @dataclass(frozen=True)
+class Period:
+    """A column's period as a quarterly report heads it: the day it ends, (year, month, day),
+    and for a flow the months it spans (None where the header does not say)."""
+
+    ended: tuple[int, int, int]
+    months: int | None = None
+
+    def shown(self) -> str:
+        year, month, day = self.ended
+        date = f"{MONTH_NAMES[month - 1]} {day}, {year}"
+        spans = {3: "three", 6: "six", 9: "nine", 12: "twelve"}
+        return f"{spans[self.months].capitalize()} months ended {date}" if self.months else date
+
+
+MONTH_NAMES = (
+    "January", "February", "March", "April", "May", "June", "July", "August", "September",
+    "October", "November", "December",
+)  # fmt: skip
+_SPANNED = {"three": 3, "six": 6, "nine": 9, "twelve": 12}
+_HEADER_PIECE = re.compile(
+    rf"\b(?P<span>three|six|nine|twelve)\s+months\b|\b(?P<quarter>quarters?)\s+ended\b"
+    rf"|\b(?P<fiscal_year>years?)\s+ended\b|\b(?P<month>{MONTH})\s+(?P<day>\d{{1,2}})\b(?![\d,.]\d)"
+    r"|(?<![\d$])(?<!\d[,.])(?P<year>(?:19|20)\d\d)(?!\d|%|[.,]\d)",
+    re.I,
+)
+"""What a header says of its columns, in order: how long their periods are ("Three Months
+Ended"), the days they end ("June 25,") and their years."""
+_ASKED_SPAN = re.compile(r"\b(three|six|nine|twelve)[- ]months?\b", re.I)
+_ASKED_QUARTER = re.compile(r"\bquarter|\bQ[1-4]\b", re.I)
+
+
+def column_periods(header: str) -> list[Period]:
+    """Returns the periods of a table's columns as its header writes them, one per year it
+    names, in order; [] unless each column's day is told. A header groups its columns:
+    "Three Months Ended Nine Months Ended June 25, 2022 June 26, 2021 June 25, 2022 June 26,
+    2021", "Three Months Ended March 31, Nine Months Ended March 31, 2023 2022 2023 2022" and
+    "July 30, January 29, 2023 2023" each give a period a column."""
+    spans: list[int] = []
+    days: list[tuple[int, int]] = []
+    years: list[int] = []
+    for piece in _HEADER_PIECE.finditer(header):
+        if piece["span"]:
+            spans.append(_SPANNED[piece["span"].lower()])
+        elif piece["quarter"]:
+            spans.append(3)
+        elif piece["fiscal_year"]:
+            spans.append(12)
+        elif piece["month"]:
+            days.append((month_number(piece["month"]), int(piece["day"])))
+        else:
+            years.append(int(piece["year"]))
+    count = len(years)
+    if not days or count % len(days) or (spans and count % len(spans)):
+        return []
+    per_day = count // len(days)
+    per_span = count // len(spans) if spans else 0
+    return [
+        Period((year, *days[i // per_day]), spans[i // per_span] if spans else None)
+        for i, year in enumerate(years)
+    ]
+
+
+def asked_period(question: str) -> Period | None:
+    """Returns the period a question writes out: the last whole date it gives (where a
+    fiscal quarter is named before the day it ends), with the months it spans when it says
+    ("three months", a quarter); None when it writes no whole date."""
+    dates = [
+        (int(m.group(3)), month_number(m.group(1)), int(m.group(2)))
+        for m in _FULL_DATE_IN_ORDER.finditer(question)
+    ]
+    if not dates:
+        return None
+    span = _ASKED_SPAN.search(question)
+    if span:
+        months: int | None = _SPANNED[span.group(1).lower()]
+    else:
+        months = 3 if _ASKED_QUARTER.search(question) else None
+    return Period(dates[-1], months)
+
+
+_FULL_DATE_IN_ORDER = re.compile(rf"\b({MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d\d)\b", re.I)
+
+
+@dataclass(frozen=True)
 class MetricQuestion:
     """What a question asks to compute: a metric for some years, averaged or as growth."""
 
@@ -663,6 +779,11 @@ class MetricQuestion:
     one that used the most is not this one."""
     scale: str = ""
     """The scale an amount is asked in ("millions" of "Answer in USD millions"), "" unsaid."""
+    period: Period | None = None
+    """The period the question writes out ("the quarter ended June 25, 2022", "as of July 30,
+    2023"), whose column answers it where no fiscal year's does."""
+    quarterly: bool = False
+    """It asks for part of a year (a quarter, nine months): only `period`'s column answers."""
 
 
 CASH_FLOW_BY_ACTIVITY = _metric(
@@ -685,7 +806,9 @@ ACTIVITIES = {
 def asked_metric(question: str) -> MetricQuestion | None:
     """Returns the metric `question` asks to compute and for which fiscal years; None when it
     asks for none of METRICS, or names no fiscal year."""
-    if _QUARTER.search(question):
+    period = asked_period(question)
+    quarterly = _QUARTER.search(question) is not None
+    if quarterly and period is None:
         return None
     question = _SHORT_FISCAL_YEAR.sub(lambda short: f"FY20{short.group(1)}", question)
     span = _SPAN.search(question)
@@ -693,11 +816,15 @@ def asked_metric(question: str) -> MetricQuestion | None:
     if span:
         first, last = sorted((int(span.group(1)), int(span.group(2))))
         years = tuple(range(first, last + 1))
+    elif quarterly and period is not None:
+        years = (period.ended[0],)
     else:
         named = [int(a or b) for a, b in _FISCAL_YEAR.findall(question)]
         if not named:
             return None
         years = (named[0],)
+    if quarterly and (span or _CAGR.search(question) or _YEAR_ON_YEAR.search(question)):
+        return None  # growth over quarters is not worked out
     if _CAGR.search(question) and _REVENUE.search(question):
         growth = MetricQuestion(ITEM_METRICS["revenue"], (years[0], years[-1]), growth=True)
         return growth if len(years) > 1 else None
@@ -714,7 +841,13 @@ def asked_metric(question: str) -> MetricQuestion | None:
     if len(years) > 1 and not _AVERAGE_OVER_YEARS.search(question):
         years = (years[-1],)
     wanted = _ASKED_SCALE.search(question)
-    return MetricQuestion(metric, years, scale=wanted.group(1).lower() if wanted else "")
+    return MetricQuestion(
+        metric,
+        years,
+        scale=wanted.group(1).lower() if wanted else "",
+        period=period,
+        quarterly=quarterly,
+    )
 
 
 def _item_asked(asking: str) -> Metric | None:
@@ -732,8 +865,16 @@ def _item_asked(asking: str) -> Metric | None:
         others = (LINE_ITEMS[other].asked for other in ASKED_ITEMS if other != key)
         if _NOT_THE_ITEM.search(rest) or any(other and other.search(rest) for other in others):
             return None
+        if _PART_NAMED.search(asking[: found.start()]):
+            return None
         return ITEM_METRICS[key]
     return None
+
+
+_PART_NAMED = re.compile(r"(?<![.?!]\s)(?<!^)\b(?:[A-Z][a-z]*|[a-z]+[A-Z]\w*)(?:\s+[A-Z]\w*)*\s+$")
+"""A name right before the item, not the company's (no possessive): a segment's or a
+product's ("NVIDIA's Data Center revenue", "Apple's iPhone net sales"), whose figure is not
+the statement's."""
 
 
 def _asking(question: str) -> str:
@@ -766,6 +907,9 @@ class Row:
     label_part: tuple[int, int] | None = None
     """Its label's line, when the table's header stands between it and `line` (chunk_rows'
     parked label)."""
+    periods: Mapping[Period, float] = field(default_factory=dict)
+    """One figure per column whose period the table's header tells whole (column_periods):
+    a quarterly report's, whose years head several columns each (`figures` then empty)."""
 
     @property
     def parts(self) -> tuple[tuple[int, int], ...]:
@@ -837,6 +981,7 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
     the page does not show above it (a table continued from the page before).
     """
     years = column_years(chunk.table_header_text)
+    periods = column_periods(chunk.table_header_text)
     found_scale = _SCALE.search(chunk.table_header_text)
     scale = found_scale.group(1).lower() if found_scale else ""
     title = f"{chunk.table_header_text} {chunk.context_header.rsplit('>', 1)[-1]}"
@@ -895,19 +1040,25 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             label = f"{chunk.content[slice(*label_line)]} {label}"
             line = (label_line[0], place[1])
         label_line = None
-        if not label or not years or len(values) != len(years) or None in values:
-            continue
-        if len(set(years)) < len(years) or (scale and all(map(_PER_SHARE.search, cells))):
-            # Years that head more than one column each head parts of a year (its quarters:
-            # "2020 2019" under each of four); cents in a table of millions are a per-share
-            # amount ("Net income attributable to Verizon $ 5.32").
+        if not label or None in values or (scale and all(map(_PER_SHARE.search, cells))):
+            # Cents in a table of millions are a per-share amount ("Net income attributable to
+            # Verizon $ 5.32").
             continue
         figures: dict[int, float] = {}
-        for year, value in zip(years, values, strict=True):
-            figures.setdefault(year, value)  # type: ignore[arg-type]
-        rows.append(
-            Row(chunk, line, normal_label(label), figures, statement, audited, scale, label_part)
-        )
+        # Years that head more than one column each head parts of a year (its quarters: "2020
+        # 2019" under each of four): only the periods the header tells whole read them.
+        if len(values) == len(years) == len(set(years)):
+            figures = dict(zip(years, values, strict=True))  # type: ignore[arg-type]
+        dated: dict[Period, float] = {}
+        if len(values) == len(periods) == len(set(periods)):
+            dated = dict(zip(periods, values, strict=True))  # type: ignore[arg-type]
+        if figures or dated:
+            rows.append(
+                Row(
+                    chunk, line, normal_label(label), figures, statement, audited, scale,
+                    label_part, dated,
+                )
+            )  # fmt: skip
     return rows
 
 
@@ -989,15 +1140,59 @@ def computed_answer(
 ) -> Answer | None:
     """Returns the answer that computes `asked` from the rows of `chunks` (one document's,
     each with its page's text above it): the result and how it was reached, then each row used
-    quoted and cited; None when a line item is not found for every year needed."""
+    quoted and cited; None when a line item is not found for every year needed.
+
+    A question that writes out its period ("the quarter ended June 25, 2022", "as of July 30,
+    2023") is answered from that period's column where a table's header tells it whole, else
+    (unless it asks for a quarter) from the fiscal year's: a quarterly report's years head
+    several columns each, and a balance sheet's two may be of the same year."""
     rows = [row for chunk, above in chunks for row in chunk_rows(chunk, above)]
+    period = asked.period
+    answer = None
+    if period is not None and len(asked.years) == 1 and not asked.growth:
+        year = asked.years[0]
+        answer = _worked_out(asked, lambda item: _in_period(rows, period, item, year), period)
+    if answer is None and not asked.quarterly:
+        answer = _worked_out(asked, lambda item: rows, None)
+    return answer
+
+
+def _in_period(rows: Sequence[Row], period: Period, item: LineItem, year: int) -> list[Row]:
+    """Returns the rows with a column of `period` (a balance's: of its day, whatever the
+    months; a flow's: of its months too, where both are told), each as if that column alone
+    were `year`'s; a row with more than one such column is left out."""
+    kept = []
+    for row in rows:
+        columns = [
+            column
+            for column in row.periods
+            if column.ended == period.ended
+            and (
+                item.statement == "balance"
+                or None in (period.months, column.months)
+                or column.months == period.months
+            )
+        ]
+        if len(columns) == 1:
+            kept.append(replace(row, figures={year: row.periods[columns[0]]}))
+    return kept
+
+
+def _worked_out(
+    asked: MetricQuestion,
+    rows_of: Callable[[LineItem], Sequence[Row]],
+    period: Period | None,
+) -> Answer | None:
+    """Returns the answer that computes `asked` from the rows `rows_of` gives each line item,
+    their figures by year; None when an item is not found for every year needed."""
     metric = asked.metric
     found: dict[str, Row] = {}
     for name in metric.items:
         needed = {year - 1 if name in metric.before else year for year in asked.years} | set(
             asked.years
         )
-        row = find_row(LINE_ITEMS[name], rows, sorted(needed))
+        item = LINE_ITEMS[name]
+        row = find_row(item, rows_of(item), sorted(needed))
         if row is None and name in metric.optional:
             continue
         if row is None:
@@ -1027,7 +1222,7 @@ def computed_answer(
         result, unit, name = fmean(values), metric.unit, metric.name
         if len(asked.years) > 1:
             name = f"{len(asked.years)}-year average {name}"
-    years = _years_shown(asked)
+    years = period.shown() if period else _years_shown(asked)
     scales = {row.scale for row in found.values() if row.scale}
     scale = next(iter(scales)) if len(scales) == 1 else ""
     how = _how(asked, found)

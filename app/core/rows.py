@@ -109,6 +109,10 @@ def full_dates(text: str) -> frozenset[tuple[int, int, int]]:
     """Returns the dates `text` writes whole, month, day and year, as (year, month, day):
     "July 15, 2022" and "Jul. 15 2022" alike."""
     return frozenset(
-        (int(year), _MONTHS.index(month[:3].lower()) + 1, int(day))
-        for month, day, year in _FULL_DATE.findall(text)
+        (int(year), month_number(month), int(day)) for month, day, year in _FULL_DATE.findall(text)
     )
+
+
+def month_number(name: str) -> int:
+    """Returns the number (1 to 12) of a month's name as MONTH matches it ("Sept.", "June")."""
+    return _MONTHS.index(name[:3].lower()) + 1

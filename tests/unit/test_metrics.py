@@ -3,12 +3,16 @@ items, and the answer worked out from them with each row cited."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from app.answer.metrics import (
     LINE_ITEMS,
+    Period,
     asked_metric,
     chunk_rows,
+    column_periods,
     column_years,
     computed_answer,
     find_row,
@@ -78,6 +82,12 @@ CASH = statement_chunk(
         ),
         ("What is Nike's FY2020 days sales outstanding (DSO)?", "days sales outstanding", (2020,)),
         ("What is AMD's FY22 gross margin?", "gross margin", (2022,)),
+        (
+            "What is Corning's FY2022 research, development and engineering expense as a "
+            "percentage of net sales?",
+            "R&D as a share of revenue",
+            (2022,),
+        ),
         (
             "Does AMD have a reasonably healthy liquidity profile based on its quick ratio for "
             "FY2015?",
@@ -455,3 +465,184 @@ def test_which_activity_brought_in_the_most_cash() -> None:
     assert (
         asked_metric("Which of operating, investing and financing used the most in FY2022?") is None
     )
+
+
+# Quarterly reports
+
+
+@pytest.mark.parametrize(
+    ("header", "periods"),
+    [
+        (
+            "Three Months Ended Nine Months Ended June 25, 2022 Net sales: June 26, 2021 "
+            "June 25, 2022 June 26, 2021",
+            [((2022, 6, 25), 3), ((2021, 6, 26), 3), ((2022, 6, 25), 9), ((2021, 6, 26), 9)],
+        ),
+        (
+            "CASH FLOWS STATEMENTS (In millions) Three Months Ended March 31, Nine Months Ended "
+            "March 31, 2023 2022 2023 2022",
+            [((2023, 3, 31), 3), ((2022, 3, 31), 3), ((2023, 3, 31), 9), ((2022, 3, 31), 9)],
+        ),
+        (
+            "BALANCE SHEETS (In millions) (Unaudited) July 30, January 29, 2023 2023",
+            [((2023, 7, 30), None), ((2023, 1, 29), None)],
+        ),
+        (
+            "Cash Flows Nine Months Ended (In Millions; Unaudited) Sep 30, 2023 Oct 1, 2022",
+            [((2023, 9, 30), 9), ((2022, 10, 1), 9)],
+        ),
+        (
+            "Year Ended December 31, 2021 2020 2019",
+            [((2021, 12, 31), 12), ((2020, 12, 31), 12), ((2019, 12, 31), 12)],
+        ),
+        ("(In millions) 2021 2020", []),  # no day: the fiscal years' columns
+        ("First Quarter Second Quarter 2020 2019 2020 2019", []),
+    ],
+)
+def test_the_periods_a_header_gives_its_columns(
+    header: str, periods: list[tuple[tuple[int, int, int], int | None]]
+) -> None:
+    assert [(period.ended, period.months) for period in column_periods(header)] == periods
+
+
+@pytest.mark.parametrize(
+    ("question", "metric", "period", "quarterly"),
+    [
+        (
+            "What is Apple's operating margin for the quarter ended June 25, 2022? Define "
+            "operating margin as operating income / total net sales.",
+            "operating margin",
+            Period((2022, 6, 25), 3),
+            True,
+        ),
+        (
+            "What is Microsoft's operating margin for its fiscal 2023 second quarter (ended "
+            "December 31, 2022)?",
+            "operating margin",
+            Period((2022, 12, 31), 3),
+            True,
+        ),
+        (
+            "What is Intel's free cash flow for the nine months ended September 30, 2023 (year "
+            "to date)?",
+            "free cash flow",
+            Period((2023, 9, 30), 9),
+            True,
+        ),
+        (
+            "What is NVIDIA's current ratio as of July 30, 2023?",
+            "working capital ratio",
+            Period((2023, 7, 30)),
+            False,
+        ),
+        (
+            "What was Amazon's net income for the quarter ended September 30, 2023?",
+            "net income",
+            Period((2023, 9, 30), 3),
+            True,
+        ),
+    ],
+)
+def test_the_period_a_question_writes_out(
+    question: str, metric: str, period: Period, quarterly: bool
+) -> None:
+    asked = asked_metric(question)
+    assert asked is not None
+    assert (asked.metric.name, asked.period, asked.quarterly) == (metric, period, quarterly)
+    assert asked.years == (period.ended[0],)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # A segment's or a product's figure, named before or after the item.
+        "What were Apple's iPhone net sales for the quarter ended December 31, 2022?",
+        "How much revenue did NVIDIA's Data Center market platform bring in during the quarter "
+        "ended October 29, 2023?",
+        # Growth over quarters is not worked out.
+        "What is the year-over-year change in revenue (in percent) for the quarter ended June "
+        "30, 2023?",
+    ],
+)
+def test_quarterly_questions_that_ask_no_computed_figure(question: str) -> None:
+    assert asked_metric(question) is None
+
+
+QUARTERLY_HEADER = (
+    "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (In millions) Three Months Ended Nine "
+    "Months Ended June 25, 2022 June 26, 2021 June 25, 2022 June 26, 2021"
+)
+QUARTERLY_INCOME = dataclasses.replace(
+    statement_chunk(
+        20,
+        "Total net sales 82,959 81,434 304,182 282,457\n"
+        "Research and development 6,797 5,717 19,490 16,142\n"
+        "Operating income 23,076 24,126 94,543 85,163\n",
+        page=4,
+    ),
+    table_header_text=QUARTERLY_HEADER,
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        (
+            "What is the operating margin for the quarter ended June 25, 2022?",
+            "Three months ended June 25, 2022 operating margin: 27.8% (operating income 23,076 "
+            "/ revenue 82,959)",
+        ),
+        (
+            "What is the operating margin for the nine months ended June 25, 2022?",
+            "Nine months ended June 25, 2022 operating margin: 31.1% (operating income 94,543 "
+            "/ revenue 304,182)",
+        ),
+        (
+            "What is R&D as a percentage of total net sales for the three months ended June 26, "
+            "2021?",
+            "Three months ended June 26, 2021 R&D as a share of revenue: 7.0% (research and "
+            "development expenses 5,717 / revenue 81,434)",
+        ),
+    ],
+)
+def test_a_quarterly_metric_is_read_from_its_periods_column(question: str, start: str) -> None:
+    asked = asked_metric(question)
+    assert asked is not None
+    answer = computed_answer(asked, [(QUARTERLY_INCOME, "")])
+    assert answer is not None and answer.text.startswith(start)
+    # The fiscal year's figures are never the quarter's: its year heads four columns.
+    assert chunk_rows(QUARTERLY_INCOME)[0].figures == {}
+
+
+def test_a_quarter_whose_columns_the_header_does_not_tell_has_no_computed_answer() -> None:
+    asked = asked_metric("What is the operating margin for the quarter ended June 25, 2022?")
+    assert asked is not None
+    untold = dataclasses.replace(QUARTERLY_INCOME, table_header_text="(In millions)")
+    assert computed_answer(asked, [(untold, "")]) is None
+
+
+def test_a_balance_of_a_day_whose_year_heads_both_columns() -> None:
+    balance = dataclasses.replace(
+        statement_chunk(
+            21,
+            "Total current assets 28,797 23,073\nTotal current liabilities 10,334 6,563\n",
+            page=5,
+        ),
+        table_header_text="BALANCE SHEETS (In millions) July 30, January 29, 2023 2023",
+    )
+    answers = []
+    for day in ("July 30, 2023", "January 29, 2023"):
+        asked = asked_metric(f"What is the current ratio as of {day}?")
+        assert asked is not None
+        answer = computed_answer(asked, [(balance, "")])
+        assert answer is not None
+        answers.append(answer.text.split(" (")[0])
+    assert answers == [
+        "July 30, 2023 working capital ratio: 2.79",
+        "January 29, 2023 working capital ratio: 3.52",
+    ]
+
+
+def test_capital_spending_labelled_as_purchases_related_to_property() -> None:
+    label = "purchases related to property and equipment and intangible assets"
+    assert LINE_ITEMS["capital_expenditure"].label.fullmatch(label)
