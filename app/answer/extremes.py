@@ -20,10 +20,14 @@ from dataclasses import dataclass
 from app.answer.claims import Answer, Quote, cite, shown_text, terms
 from app.answer.metrics import (
     COMPUTED_CONFIDENCE,
+    Period,
     Row,
+    asked_period,
+    asks_part_of_year,
     chunk_rows,
     figure_value,
     headed,
+    in_period,
     quoted_row,
     shown_figure,
 )
@@ -69,6 +73,23 @@ class ExtremeQuestion:
     measure: frozenset[str]
     """The measure's terms (app.answer.claims.terms), generic words ("value") left out."""
     year: int
+    period: Period | None = None
+    """The period the question writes out ("the quarter ended March 31, 2023"): its column is
+    compared where a quarterly report's header tells it (app.answer.metrics.column_periods)."""
+    quarterly: bool = False
+    """It asks of part of a year: only `period`'s column holds its figures."""
+
+    def rows_of(self, rows: Sequence[Row]) -> list[Row]:
+        """Returns the rows with a figure for what is asked, as `year`'s: of `period`'s column
+        where the row's header tells it, else (unless a quarter is asked) of the year's."""
+        kept = []
+        for row in rows:
+            dated = in_period(row, self.period, self.year) if self.period else None
+            if dated is not None:
+                kept.append(dated)
+            elif not self.quarterly and row.figures:
+                kept.append(row)
+        return kept
 
 
 def asked_extreme(question: str) -> ExtremeQuestion | None:
@@ -76,6 +97,7 @@ def asked_extreme(question: str) -> ExtremeQuestion | None:
     lowest of nothing it names, or names no year."""
     found = _EXTREME.search(question)
     years = _YEAR.findall(question)
+    period = asked_period(question)
     if found is None or not years:
         return None
     measure = terms(found.group("measure")) - _GENERIC
@@ -84,19 +106,25 @@ def asked_extreme(question: str) -> ExtremeQuestion | None:
     return ExtremeQuestion(
         highest=found.group("extreme").lower() not in _LOWEST,
         measure=frozenset(measure),
-        year=int(years[-1]),
+        year=period.ended[0] if period else int(years[-1]),
+        period=period,
+        # "In 2021 Q1" writes out no period: its year's columns are read as before (a table
+        # whose column groups are the things compared reads the quarter's first).
+        quarterly=period is not None and asks_part_of_year(question),
     )
 
 
 def extreme_answer(
     asked: ExtremeQuestion, table: Sequence[tuple[Candidate, str]], page_before: str = ""
 ) -> Answer | None:
-    """Returns the answer naming the row of the first block of rows of `table` (the chunks of
-    one table, or one chunk, in their order, each with its page's text above it) titled with
-    the measure asked that holds two rows or more with a figure for the year, totals aside;
-    None when no block does. `page_before` is the end of the previous page's text, which
-    titles a table that opens its page untitled."""
-    for title, block in _blocks(table, page_before):
+    """Returns the answer naming the row of the block of rows of `table` (the chunks of one
+    table, or one chunk, in their order, each with its page's text above it) titled with the
+    measure asked that holds two rows or more with a figure for the year (or the period the
+    question writes out), totals aside: of several, the one the measure titles most nearly
+    alone, the first of equals; None when no block is. `page_before` is the end of the
+    previous page's text, which titles a table that opens its page untitled."""
+    titled = []
+    for title, block in _blocks(table, asked, page_before):
         # A row labelled with the measure itself ("Net revenue" beside "Operating profit") is
         # the measure, not one of the things that hold it.
         rows = [
@@ -106,13 +134,20 @@ def extreme_answer(
             and not _NOT_COMPARED.match(row.label)
             and not asked.measure <= terms(row.label)
         ]
-        if len(rows) >= 2 and asked.measure <= terms(title):
-            return _answer(asked, [_row_compared(asked, row) for row in rows])
-    return None
+        title_terms = terms(title)
+        if len(rows) >= 2 and asked.measure <= title_terms:
+            titled.append((len(asked.measure) / len(title_terms), rows))
+    if not titled:
+        return None
+    # Of the blocks the measure titles, the one it titles most nearly alone: the table's header
+    # "Segment results: Revenue ... Operating income" titles its first block (revenue) too,
+    # where the line "Operating income" titles its own.
+    rows = max(titled, key=lambda each: each[0])[1]
+    return _answer(asked, [_row_compared(asked, row) for row in rows])
 
 
 def _blocks(
-    table: Sequence[tuple[Candidate, str]], page_before: str = ""
+    table: Sequence[tuple[Candidate, str]], asked: ExtremeQuestion, page_before: str = ""
 ) -> list[tuple[str, list[Row]]]:
     """Returns the blocks of a table's rows, each with what titles it.
 
@@ -132,8 +167,7 @@ def _blocks(
         above_lines = _last_titling_lines(page_before)
     blocks: list[tuple[list[str], list[Row]]] = [([first.table_header_text, *above_lines], [])]
     for chunk, text_above in table:
-        # A quarterly table's rows (of no fiscal year's figures) stand for nothing here.
-        rows = [row for row in chunk_rows(chunk, text_above) if row.figures]
+        rows = asked.rows_of(chunk_rows(chunk, text_above))
         for line in _LINE.finditer(chunk.content):
             row = next(
                 (row for row in rows if any(a <= line.start() < b for a, b in row.parts)), None
@@ -349,9 +383,13 @@ def _answer(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Answer:
     markers = " ".join(f"[{n}]" for n in sorted({claim.source for claim in answer.claims}))
     word = "highest" if asked.highest else "lowest"
     listed = ", ".join(f"{each.name} {shown_figure(each.value)}" for each in compared)
+    when = str(asked.year)
+    if asked.quarterly and asked.period is not None:
+        shown = asked.period.shown()
+        when = f"the {shown[0].lower()}{shown[1:]}" if asked.period.months else shown
     return Answer(
         text=(
-            f"{extreme.name}, {shown_figure(extreme.value)} in {asked.year}: the {word} of"
+            f"{extreme.name}, {shown_figure(extreme.value)} in {when}: the {word} of"
             f" {listed} {markers} {answer.text}"
         ),
         sources=answer.sources,

@@ -807,7 +807,7 @@ def asked_metric(question: str) -> MetricQuestion | None:
     """Returns the metric `question` asks to compute and for which fiscal years; None when it
     asks for none of METRICS, or names no fiscal year."""
     period = asked_period(question)
-    quarterly = _QUARTER.search(question) is not None
+    quarterly = asks_part_of_year(question)
     if quarterly and period is None:
         return None
     question = _SHORT_FISCAL_YEAR.sub(lambda short: f"FY20{short.group(1)}", question)
@@ -1158,24 +1158,29 @@ def computed_answer(
 
 
 def _in_period(rows: Sequence[Row], period: Period, item: LineItem, year: int) -> list[Row]:
-    """Returns the rows with a column of `period` (a balance's: of its day, whatever the
-    months; a flow's: of its months too, where both are told), each as if that column alone
-    were `year`'s; a row with more than one such column is left out."""
-    kept = []
-    for row in rows:
-        columns = [
-            column
-            for column in row.periods
-            if column.ended == period.ended
-            and (
-                item.statement == "balance"
-                or None in (period.months, column.months)
-                or column.months == period.months
-            )
-        ]
-        if len(columns) == 1:
-            kept.append(replace(row, figures={year: row.periods[columns[0]]}))
-    return kept
+    balance = item.statement == "balance"
+    return [dated for row in rows if (dated := in_period(row, period, year, balance=balance))]
+
+
+def in_period(row: Row, period: Period, year: int, *, balance: bool = False) -> Row | None:
+    """Returns `row` as if its column of `period` alone were `year`'s (a balance's: of its
+    day, whatever the months; a flow's: of its months too, where both are told); None when it
+    has no such column, or more than one."""
+    columns = [
+        column
+        for column in row.periods
+        if column.ended == period.ended
+        and (balance or None in (period.months, column.months) or column.months == period.months)
+    ]
+    if len(columns) != 1:
+        return None
+    return replace(row, figures={year: row.periods[columns[0]]})
+
+
+def asks_part_of_year(question: str) -> bool:
+    """Whether `question` asks of a quarter or some months, whose figures no fiscal year's
+    column holds."""
+    return _QUARTER.search(question) is not None
 
 
 def _worked_out(

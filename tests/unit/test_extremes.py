@@ -3,6 +3,8 @@ the answer that names the row and quotes every row compared."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pymupdf
 import pytest
 
@@ -230,3 +232,51 @@ def test_column_groups_named_over_their_columns(
     assert answer.text.startswith(start)
     for claim in answer.claims:
         assert claim.text == " ".join(" ".join(chunk.content[a:b].split()) for a, b in claim.parts)
+
+
+SEGMENTS = dataclasses.replace(
+    statement_chunk(
+        30,
+        "Revenue\n"
+        "Productivity and Business Processes $ 17,516 $ 15,791 $ 50,774 $ 46,104\n"
+        "Intelligent Cloud 22,081 19,051 64,349 55,337\n"
+        "Total $ 52,857 $ 49,360 $ 156,630 $ 148,218\n"
+        "Operating Income\n"
+        "Productivity and Business Processes $ 8,639 $ 7,853 $ 24,998 $ 23,176\n"
+        "Intelligent Cloud 9,476 8,391 27,330 24,556\n"
+        "Total $ 22,352 $ 20,364 $ 62,668 $ 63,302\n",
+        page=38,
+    ),
+    table_header_text=(
+        "Segment revenue and operating income (In millions) Three Months Ended March 31, Nine "
+        "Months Ended March 31, 2023 2022 2023 2022"
+    ),
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        (
+            "Which segment had the highest operating income in the quarter ended March 31, 2023?",
+            "Intelligent Cloud, 9,476 in the three months ended March 31, 2023: the highest of "
+            "Productivity and Business Processes 8,639, Intelligent Cloud 9,476",
+        ),
+        (
+            "Which segment had the lowest revenue in the nine months ended March 31, 2022?",
+            "Productivity and Business Processes, 46,104 in the nine months ended March 31, "
+            "2022: the lowest",
+        ),
+    ],
+)
+def test_a_quarterly_table_compared_in_the_period_asked(question: str, start: str) -> None:
+    asked = asked_extreme(question)
+    assert asked is not None
+    answer = extreme_answer(asked, [(SEGMENTS, "")])
+    assert answer is not None and answer.text.startswith(start)
+
+
+def test_a_quarter_asked_is_never_compared_in_a_fiscal_year_s_column() -> None:
+    asked = asked_extreme("Which segment had the highest revenue in the quarter ended May 1, 2021?")
+    assert asked is not None
+    assert extreme_answer(asked, [(SEGMENTS, "")]) is None
