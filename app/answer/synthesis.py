@@ -8,7 +8,9 @@ header count half), whether it holds the kind of answer asked for (a count, an a
 a version, code, a definition, a cause: app/answer/kinds.py) and its chunk's rank, and the
 best of them by that (EMBEDDED_UNITS) by their similarity to the question as well (the
 embedding model that ranked the chunks, those units in one batch, the question's vector
-retrieval's). The best units are the answer, best first.
+retrieval's). The best units are the answer, best first. A question that joins asks with
+"and" ("How much did Amazon invest ..., and how much more did it agree to invest?") has each
+ask answered: the best unit for an ask that the claims chosen do not say is added.
 
 When none of the best units is close enough to the question, or its chunk lacks the question's
 rarer words, there is no answer rather than a wrong one (ANSWER_FLOOR). `confidence`
@@ -39,6 +41,7 @@ from app.answer.kinds import asked_kinds, asks_list, holds_kind, year_asked
 from app.answer.units import Span, claim_units, holds_series
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
+from app.core.questions import question_parts
 from app.core.rows import row_label
 from app.embedding import Embedder, embed_query, embed_texts
 from app.embedding.backends import FloatArray
@@ -235,7 +238,61 @@ def synthesize(
             break
         if not any(_redundant(unit, other) for other in chosen):
             chosen.append(unit)
-    return cite([Quote(u.chunk, u.parts, u.text, u.confidence, _header(u)) for u in chosen])
+    quotes = [Quote(u.chunk, u.parts, u.text, u.confidence, _header(u)) for u in chosen]
+    if not selected:
+        quotes += _other_asks(query, ranked, context, embedder, chosen)
+    return cite(quotes)
+
+
+def _other_asks(
+    query: str,
+    ranked: Sequence[Candidate],
+    context: Sequence[Candidate],
+    embedder: Embedder,
+    chosen: list[ScoredUnit],
+) -> list[Quote]:
+    """Returns a claim for each of the things the question asks ("How much did Amazon invest
+    ..., and how much more did it agree to invest?", app.core.questions.question_parts) that
+    the claims chosen do not say: of the best units for that ask alone, the first that
+    answers it, else the first that goes on from a chosen claim (the sentence after it says
+    "We have an agreement ... to invest up to an additional $2.75 billion", naming the
+    question's subject only by the one before) and holds the kind asked; no more sure than
+    the answer's best claim (the ask alone names less of what was asked)."""
+    parts = question_parts(query)
+    quotes = []
+    for part in parts if len(parts) > 1 else []:
+        fresh = [
+            unit
+            for unit in score_units(part, ranked, context, embedder)[:PART_UNITS]
+            if not any(_redundant(unit, other) for other in chosen)
+        ]
+        going_on = (u for u in fresh if u.kind >= 0 and u.coverage > 0 and _goes_on(u, chosen))
+        found = next((u for u in fresh[:MAX_CLAIMS] if u.answers), None) or next(going_on, None)
+        if found is not None:
+            chosen.append(found)
+            sure = min(found.confidence, chosen[0].confidence)
+            quotes.append(Quote(found.chunk, found.parts, found.text, sure, _header(found)))
+    return quotes
+
+
+PART_UNITS = 8
+"""Of the units an ask alone makes best, those that may answer it for going on from a claim."""
+
+
+def _goes_on(unit: ScoredUnit, chosen: Sequence[ScoredUnit]) -> bool:
+    """Whether `unit` stands right before or after one of the `chosen` claims in its chunk,
+    with only spaces between, in one paragraph."""
+    content = unit.chunk.content
+    for other in chosen:
+        if other.chunk.chunk_id != unit.chunk.chunk_id:
+            continue
+        after = (other.parts[-1][1], unit.parts[0][0])
+        before = (unit.parts[-1][1], other.parts[0][0])
+        for start, end in (after, before):
+            between = content[start:end] if start <= end else None
+            if between is not None and not between.strip() and "\n\n" not in between:
+                return True
+    return False
 
 
 def score_units(

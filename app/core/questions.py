@@ -59,3 +59,15 @@ def fiscal_years_spelled(text: str) -> str:
     the text search reads "fy2018" as one word, which no balance sheet headed "December 31,
     2018" holds."""
     return _FISCAL_YEAR.sub(r"fiscal year \1", text)
+
+
+_NEXT_ASK = re.compile(
+    r",?\s+and\s+(?=(?:by\s+)?(?:how|what|which|when|where|who|whom|why)\b)", re.IGNORECASE
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """Returns the asks a question joins with "and": "How much did Amazon invest in Anthropic
+    in the quarter, and how much more did it agree to invest?" asks two things, which a single
+    passage seldom says together; [question] when it asks one."""
+    return [part.strip() for part in _NEXT_ASK.split(question) if part.strip()]

@@ -20,7 +20,7 @@ from app.answer.synthesis import (
 )
 from app.answer.units import chunk_sentences
 from app.core.geometry import chunk_segments
-from app.core.questions import fiscal_years_spelled, question_core
+from app.core.questions import fiscal_years_spelled, question_core, question_parts
 from app.core.records import PAGE_BREAK
 from app.core.sentences import split_sentences
 from app.embedding import Embedder
@@ -444,3 +444,38 @@ def test_a_questions_core_leaves_its_instructions_out() -> None:
     asking = "Basing your judgments off of the balance sheet, what is the FY2018 payable?"
     assert question_core(asking) == asking
     assert question_core("Round your answer.") == "Round your answer."
+
+
+def test_the_asks_a_question_joins() -> None:
+    assert question_parts(
+        "What change did Microsoft make to the useful lives of its servers, and by how much did "
+        "it increase operating income?"
+    ) == [
+        "What change did Microsoft make to the useful lives of its servers",
+        "by how much did it increase operating income?",
+    ]
+    # "and" between things asked of is one ask.
+    assert question_parts("What were the revenue and operating income in 2021?") == [
+        "What were the revenue and operating income in 2021?"
+    ]
+
+
+def test_each_thing_asked_is_answered(embedder: Embedder) -> None:
+    note = chunk(
+        40,
+        "In September 2023 we invested in a $1.25 billion note from Anthropic, PBC, which is "
+        "convertible to equity. We have an agreement that expires in Q1 2024 to invest up to an "
+        "additional $2.75 billion in a second convertible note. We also have a commercial "
+        "arrangement for the provision of cloud services.",
+    )
+    question = (
+        "How much did Amazon invest in Anthropic in September 2023, and how much more did it "
+        "agree to invest?"
+    )
+    answer = synthesize(question, [note], [note], embedder)
+    claims = [claim.text for claim in answer.claims]
+    assert any("$1.25 billion" in claim for claim in claims)
+    assert any("$2.75 billion" in claim for claim in claims)
+    assert_quoted(answer.text, answer.claims, answer.sources)
+    # The second ask's claim is no surer than the first's.
+    assert answer.claims[-1].confidence <= answer.claims[0].confidence
