@@ -176,6 +176,25 @@ LINE_ITEMS: dict[str, LineItem] = {
         "balance",
         asked=r"\b(?:total )?current liabilities\b",
     ),
+    "short_term_debt": _item(
+        "short-term debt",
+        r"short-term (?:debt|borrowings)|commercial paper|notes payable",
+        r"short-term (debt|borrowings)|commercial paper|notes payable",
+        "balance",
+    ),
+    "current_long_term_debt": _item(
+        "current portion of long-term debt",
+        r"current (?:portion|maturities) of long-term (?:debt|borrowings)(?:,? net)?"
+        r"|long-term debt,? current (?:portion|maturities)|long-term debt due within one year",
+        r"current (portion|maturities) of long-term|long-term debt,? current|due within one year",
+        "balance",
+    ),
+    "long_term_debt": _item(
+        "long-term debt",
+        r"long-term (?:debt|borrowings)(?:,? (?:net|less|excluding|net of)\b[\w ,]*)?",
+        r"long-term (debt|borrowings)",
+        "balance",
+    ),
     "inventory": _item(
         "inventories",
         r"(?:total )?(?:merchandise )?inventor(?:y|ies)(?:, net)?",
@@ -232,7 +251,7 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"(?:purchases? (?:of|related to)|payments for|additions to|acquisitions? of"
         r"|investments? in)"
         r" (?:property|land|premises|plant|capital assets)[\w ,]*"
-        r"|capital (?:expenditures?|spending)(?:,? (?:net|excluding|including) [\w ,]+)?",
+        r"|capital (?:expenditures?|spending)(?:,? \(?(?:net|excluding|including)\b[\w ,]*\)?)?",
         r"property|capital (expenditure|spending)|land",
         "cash",
         magnitude=True,
@@ -398,6 +417,19 @@ METRICS: tuple[Metric, ...] = (
         optional=("marketable_securities",),
     ),
     _metric(
+        "total debt",
+        r"\btotal debt\b(?![- ]to)",
+        ("short_term_debt", "current_long_term_debt", "long_term_debt"),
+        lambda y, b: (
+            y.get("short_term_debt", 0.0)
+            + y.get("current_long_term_debt", 0.0)
+            + y["long_term_debt"]
+        ),
+        "amount",
+        "{short_term_debt} + {current_long_term_debt} + {long_term_debt}",
+        optional=("short_term_debt", "current_long_term_debt"),
+    ),
+    _metric(
         "working capital ratio",
         r"working capital ratio|current ratio",
         ("current_assets", "current_liabilities"),
@@ -424,7 +456,7 @@ METRICS: tuple[Metric, ...] = (
     _metric(
         "capital expenditure as a share of revenue",
         r"(?:capex|capital expenditures?|capital spending)\s+(?:as\s+a\s+)?(?:%|percent(?:age)?)"
-        r"\s+of\s+(?:total\s+)?(?:net\s+)?(?:revenues?|sales)",
+        r"\s+of\s+(?:total\s+)?(?:net\s+|operating\s+)?(?:revenues?|sales)",
         ("capital_expenditure", "revenue"),
         lambda y, b: 100 * y["capital_expenditure"] / y["revenue"],
         "percent",

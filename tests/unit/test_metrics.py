@@ -646,3 +646,30 @@ def test_a_balance_of_a_day_whose_year_heads_both_columns() -> None:
 def test_capital_spending_labelled_as_purchases_related_to_property() -> None:
     label = "purchases related to property and equipment and intangible assets"
     assert LINE_ITEMS["capital_expenditure"].label.fullmatch(label)
+
+
+def test_total_debt_sums_the_debt_lines_printed() -> None:
+    balance = statement_chunk(
+        22,
+        "Consolidated Balance Sheets\n(In millions)\n2018 2017\nShort-term debt 720 1,276\n"
+        "Current portion of long-term debt 1,265 3,545\nLong-term debt 71,444 22,181\n",
+        page=60,
+    )
+    assert worked_out("What is the total debt at the end of FY2018?", balance.content).startswith(
+        "FY2018 total debt: 73,429 million (short-term debt 720 + current portion of long-term "
+        "debt 1,265 + long-term debt 71,444)"
+    )
+    # A balance sheet printing no short-term debt owes none.
+    only_long = "Balance Sheets\n(In millions)\n2018 2017\nLong-term debt 9,000 8,000\n"
+    assert worked_out("What is the FY2018 total debt?", only_long).startswith(
+        "FY2018 total debt: 9,000 million"
+    )
+
+
+def test_capital_spending_as_a_share_of_operating_revenues() -> None:
+    asked = asked_metric(
+        "What is Verizon's FY2021 capital expenditure as a percentage of total operating revenues?"
+    )
+    assert asked is not None and asked.metric.name == "capital expenditure as a share of revenue"
+    label = normal_label("Capital expenditures (including capitalized software)")
+    assert LINE_ITEMS["capital_expenditure"].label.fullmatch(label)
