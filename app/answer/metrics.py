@@ -195,6 +195,12 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"long-term (debt|borrowings)",
         "balance",
     ),
+    "noninterest_expense": _item(
+        "total noninterest expense",
+        r"total non-?interest expenses?",
+        r"non-?interest expense",
+        "income",
+    ),
     "inventory": _item(
         "inventories",
         r"(?:total )?(?:merchandise )?inventor(?:y|ies)(?:, net)?",
@@ -415,6 +421,14 @@ METRICS: tuple[Metric, ...] = (
         "ratio",
         "({cash} + {marketable_securities} + {receivables}) / {current_liabilities}",
         optional=("marketable_securities",),
+    ),
+    _metric(
+        "efficiency ratio",
+        r"\b(?:efficiency|overhead) ratio\b",
+        ("noninterest_expense", "revenue"),
+        lambda y, b: 100 * y["noninterest_expense"] / y["revenue"],
+        "percent",
+        "{noninterest_expense} / {revenue}",
     ),
     _metric(
         "total debt",
@@ -774,6 +788,32 @@ def column_periods(header: str) -> list[Period]:
     ]
 
 
+_QUARTER_NAMED = re.compile(r"\b(first|second|third|fourth)[- ]quarter\b|\bQ([1-4])\b", re.I)
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4}
+
+
+def asked_quarter(question: str) -> int | None:
+    """Returns the quarter a question names by its number ("the first quarter of 2021", "2022
+    Q2"), None when it names none."""
+    named = _QUARTER_NAMED.search(question)
+    if named is None:
+        return None
+    return _ORDINALS[named.group(1).lower()] if named.group(1) else int(named.group(2))
+
+
+def quarter_period(rows: Sequence[Row], year: int, quarter: int) -> Period | None:
+    """Returns the period of the three months the rows' columns end in `quarter` of the
+    calendar `year` (a fiscal quarter ending elsewhere is never guessed); None unless exactly
+    one day does."""
+    days = {
+        column.ended
+        for row in rows
+        for column in row.periods
+        if column.months == 3 and column.ended[0] == year and (column.ended[1] + 2) // 3 == quarter
+    }
+    return Period(days.pop(), 3) if len(days) == 1 else None
+
+
 def asked_period(question: str) -> Period | None:
     """Returns the period a question writes out: the last whole date it gives (where a
     fiscal quarter is named before the day it ends), with the months it spans when it says
@@ -816,6 +856,9 @@ class MetricQuestion:
     2023"), whose column answers it where no fiscal year's does."""
     quarterly: bool = False
     """It asks for part of a year (a quarter, nine months): only `period`'s column answers."""
+    quarter: int | None = None
+    """The quarter it names by number where it writes out no period ("the first quarter of
+    2021"): the columns of three months ending in that calendar quarter answer it."""
 
 
 CASH_FLOW_BY_ACTIVITY = _metric(
@@ -840,8 +883,6 @@ def asked_metric(question: str) -> MetricQuestion | None:
     asks for none of METRICS, or names no fiscal year."""
     period = asked_period(question)
     quarterly = asks_part_of_year(question)
-    if quarterly and period is None:
-        return None
     question = _SHORT_FISCAL_YEAR.sub(lambda short: f"FY20{short.group(1)}", question)
     span = _SPAN.search(question)
     years: tuple[int, ...]
@@ -879,6 +920,7 @@ def asked_metric(question: str) -> MetricQuestion | None:
         scale=wanted.group(1).lower() if wanted else "",
         period=period,
         quarterly=quarterly,
+        quarter=asked_quarter(question) if quarterly and period is None else None,
     )
 
 
@@ -1180,6 +1222,8 @@ def computed_answer(
     several columns each, and a balance sheet's two may be of the same year."""
     rows = [row for chunk, above in chunks for row in chunk_rows(chunk, above)]
     period = asked.period
+    if period is None and asked.quarter is not None:
+        period = quarter_period(rows, asked.years[-1], asked.quarter)
     answer = None
     if period is not None and len(asked.years) == 1 and not asked.growth:
         year = asked.years[0]

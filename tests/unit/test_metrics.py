@@ -105,8 +105,7 @@ def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple
 @pytest.mark.parametrize(
     "question",
     [
-        # A quarter's columns would be read as the year's; a change is more than one figure.
-        "What was the gross margin in the third quarter of 2022?",
+        # A change is more than one figure.
         "How much has the effective tax rate of Corning changed between FY2021 and FY2022?",
         "What is the maximum context length Qwen2 can handle?",
         "What is the inventory turnover ratio?",  # no year to compute it for
@@ -673,3 +672,39 @@ def test_capital_spending_as_a_share_of_operating_revenues() -> None:
     assert asked is not None and asked.metric.name == "capital expenditure as a share of revenue"
     label = normal_label("Capital expenditures (including capitalized software)")
     assert LINE_ITEMS["capital_expenditure"].label.fullmatch(label)
+
+
+JPM_INCOME = dataclasses.replace(
+    statement_chunk(
+        23,
+        "Total net revenue 32,266 28,286\nTotal noninterest expense 18,725 16,791\n",
+        page=79,
+    ),
+    table_header_text="Consolidated statements of income Three months ended March 31, 2021 2020",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        (
+            "What is the efficiency ratio for the first quarter of 2021?",
+            "Three months ended March 31, 2021 efficiency ratio: 58.0% (total noninterest "
+            "expense 18,725 / revenue 32,266)",
+        ),
+        ("What is the overhead ratio in 2020 Q1?", "Three months ended March 31, 2020"),
+        # Another quarter, a fiscal quarter ending elsewhere: no column is of it.
+        ("What is the efficiency ratio for the second quarter of 2021?", None),
+        ("What is the efficiency ratio for the first quarter of fiscal 2022?", None),
+    ],
+)
+def test_a_quarter_named_by_number_is_that_of_the_columns_ending_in_it(
+    question: str, start: str | None
+) -> None:
+    asked = asked_metric(question)
+    assert asked is not None and asked.quarterly and asked.period is None
+    answer = computed_answer(asked, [(JPM_INCOME, "")])
+    if start is None:
+        assert answer is None
+    else:
+        assert answer is not None and answer.text.startswith(start)
