@@ -37,7 +37,7 @@ from app.answer.claims import (
     terms,
 )
 from app.answer.extremes import asked_extreme
-from app.answer.kinds import asked_kinds, asks_list, holds_kind, year_asked
+from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind, year_asked
 from app.answer.units import Span, claim_units, holds_series
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
@@ -314,6 +314,7 @@ def score_units(
     """
     query_terms = terms(query)
     kinds = asked_kinds(query)
+    causes = Asked.REASON in kinds
     several = asks_list(query)
     compares = asked_extreme(query) is not None
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
@@ -323,6 +324,8 @@ def score_units(
         header = chunk.table_header_text
         placed = terms(chunk.context_header) & query_terms
         for claim in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk)):
+            if causes and claim.kind == "row":
+                continue  # a row of figures says what moved, never why
             shown = shown_text(chunk.content, claim.parts)
             text = f"{header} {shown}" if claim.headed and header else shown
             quoted = terms(text)

@@ -479,3 +479,20 @@ def test_each_thing_asked_is_answered(embedder: Embedder) -> None:
     assert_quoted(answer.text, answer.claims, answer.sources)
     # The second ask's claim is no surer than the first's.
     assert answer.claims[-1].confidence <= answer.claims[0].confidence
+
+
+def test_a_row_of_figures_never_says_why(embedder: Embedder) -> None:
+    results = chunk(
+        41,
+        "THE COCA-COLA COMPANY CONSOLIDATED STATEMENTS OF INCOME\n"
+        "Year Ended December 31, 2017 2016 2015\n"
+        "NET OPERATING REVENUES $ 35,410 $ 41,863 $ 44,294\n"
+        "Operating income 7,501 8,626 8,728\n\n"
+        "The refranchising of company-owned bottling operations in North America reduced "
+        "revenues.",
+    )
+    question = "Why did Coca-Cola's net operating revenues decline in FY2017?"
+    answer = synthesize(question, [results], [results], embedder)
+    assert [claim.text for claim in answer.claims] == [
+        "The refranchising of company-owned bottling operations in North America reduced revenues."
+    ]
