@@ -674,7 +674,7 @@ before "sales", "net cash from operations" before "operations"."""
 ITEM_METRICS = {key: _item_metric(key) for key in ASKED_ITEMS}
 _NOT_THE_ITEM = re.compile(
     r"\b(?:per share|EPS|segments?|regions?|geograph\w*|divisions?|brands?|products?|markets?"
-    r"|platforms?|adjusted"
+    r"|platforms?|share|adjusted"
     r"|non-GAAP|noncontrolling|minority|ratio|margin|growth|percent\w*|guidance|outlook"
     r"|expect\w*|which|why|drove|recurring|annuali[sz]ed|ARR|deferred|unearned|backlog"
     r"|driv\w+)\b|%",
@@ -945,8 +945,11 @@ def _item_asked(asking: str) -> Metric | None:
     return None
 
 
-_PART_NAMED = re.compile(r"(?<![.?!]\s)(?<!^)\b(?:[A-Z][a-z]*|[a-z]+[A-Z]\w*)(?:\s+[A-Z]\w*)*\s+$")
-"""A name right before the item, not the company's (no possessive): a segment's or a
+_PART_NAMED = re.compile(
+    r"(?:['\u2019]s|\bits|\btheir)\s+(?:[A-Z][A-Za-z]*|[a-z]+[A-Z][A-Za-z]*)(?:\s+[A-Z][A-Za-z]*)*"
+    r"\s+$"
+)
+"""A name right after the company's possessive ("its") and right before the item: a segment's or a
 product's ("NVIDIA's Data Center revenue", "Apple's iPhone net sales"), whose figure is not
 the statement's."""
 

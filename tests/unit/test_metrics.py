@@ -130,6 +130,12 @@ def test_questions_that_ask_no_computed_figure(question: str) -> None:
         ("What is the FY2015 COGS for Adobe?", "cost of sales", (2015,)),
         ("What is the FY2018 total revenue for General Mills?", "revenue", (2018,)),
         (
+            "How much (in USD billions) did American Water Works pay out in cash dividends for "
+            "FY2020?",
+            "dividends paid",
+            (2020,),
+        ),
+        (
             "According to the information provided in the statement of cash flows, what is the"
             " FY2020 net cash from operating activities for Verizon?",
             "net cash provided by operating activities",
@@ -147,6 +153,8 @@ def test_a_line_item_asked_alone(question: str, metric: str, years: tuple[int, .
     "question",
     [
         "What is the FY2019 revenue of the Wearables segment?",
+        "What were Apple's iPhone net sales in FY2022?",  # a product's
+        "What was NVIDIA's Data Center revenue in FY2023?",
         "What is the FY2019 net income per share?",
         "What is the FY2019 net income attributable to noncontrolling interests?",
         "What is the FY2017 cost of goods sold and revenue?",  # two items
