@@ -222,8 +222,15 @@ def synthesize(
     subject is the passage, whatever its words.
     """
     passage = ranked[0].chunk_id if selected and ranked else None
+    embedded: dict[str, FloatArray] = {}
     scored = score_units(
-        query, ranked, context, embedder, query_vector=query_vector, kept_chunk=passage
+        query,
+        ranked,
+        context,
+        embedder,
+        query_vector=query_vector,
+        kept_chunk=passage,
+        embedded=embedded,
     )
     if not scored:
         return EMPTY_ANSWER
@@ -240,7 +247,7 @@ def synthesize(
             chosen.append(unit)
     quotes = [Quote(u.chunk, u.parts, u.text, u.confidence, _header(u)) for u in chosen]
     if not selected:
-        quotes += _other_asks(query, ranked, context, embedder, chosen)
+        quotes += _other_asks(query, ranked, context, embedder, chosen, embedded)
     return cite(quotes)
 
 
@@ -250,6 +257,7 @@ def _other_asks(
     context: Sequence[Candidate],
     embedder: Embedder,
     chosen: list[ScoredUnit],
+    embedded: dict[str, FloatArray],
 ) -> list[Quote]:
     """Returns a claim for each of the things the question asks ("How much did Amazon invest
     ..., and how much more did it agree to invest?", app.core.questions.question_parts) that
@@ -263,7 +271,7 @@ def _other_asks(
     for part in parts if len(parts) > 1 else []:
         fresh = [
             unit
-            for unit in score_units(part, ranked, context, embedder)[:PART_UNITS]
+            for unit in score_units(part, ranked, context, embedder, embedded=embedded)[:PART_UNITS]
             if not any(_redundant(unit, other) for other in chosen)
         ]
         going_on = (u for u in fresh if u.kind >= 0 and u.coverage > 0 and _goes_on(u, chosen))
@@ -303,8 +311,13 @@ def score_units(
     *,
     query_vector: FloatArray | None = None,
     kept_chunk: uuid.UUID | None = None,
+    embedded: dict[str, FloatArray] | None = None,
 ) -> list[ScoredUnit]:
     """Returns the claim units of `context` worth embedding scored, best first.
+
+    `embedded` holds the vectors of units embedded before for the same answer (each of a
+    question's asks weighs mostly the same units): those are not embedded again, and those
+    embedded here are added.
 
     Only the EMBEDDED_UNITS units that the question's terms, the kind asked for and their
     chunk's rank make worth most are embedded and scored (and every unit of `kept_chunk`): the
@@ -363,7 +376,13 @@ def score_units(
     texts = list(weighed)
     if query_vector is None:
         query_vector = embed_query(embedder, query)
-    similarities = np.clip(embed_texts(embedder, texts) @ query_vector, 0.0, 1.0).tolist()
+    vectors = {} if embedded is None else embedded
+    missing = [text for text in texts if text not in vectors]
+    if missing:
+        vectors.update(zip(missing, embed_texts(embedder, missing), strict=True))
+    similarities = np.clip(
+        np.stack([vectors[text] for text in texts]) @ query_vector, 0.0, 1.0
+    ).tolist()
     similarity_of = dict(zip(texts, similarities, strict=True))
     scored = []
     for unit in kept:
