@@ -77,8 +77,11 @@ SEARCH = chunk(
 )
 
 
-def statement_chunk(n: int, content: str, *, page: int, context: str = "") -> Candidate:
-    """Returns a retrieved chunk of a filing's page: a statement's rows, as answers read them."""
+def statement_chunk(
+    n: int, content: str, *, page: int, context: str = "", header: str = ""
+) -> Candidate:
+    """Returns a retrieved chunk of a filing's page: a statement's rows, as answers read them;
+    `header` is the text of its table's header (a quarterly report's periods)."""
     return Candidate(
         chunk_id=uuid.UUID(int=n),
         document_id=uuid.UUID(int=1),
@@ -91,4 +94,5 @@ def statement_chunk(n: int, content: str, *, page: int, context: str = "") -> Ca
         page_span_start=0,
         page_span_end=len(content),
         context_header=context,
+        table_header_text=header,
     )

@@ -3,8 +3,6 @@ the answer that names the row and quotes every row compared."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import pymupdf
 import pytest
 
@@ -234,20 +232,18 @@ def test_column_groups_named_over_their_columns(
         assert claim.text == " ".join(" ".join(chunk.content[a:b].split()) for a, b in claim.parts)
 
 
-SEGMENTS = dataclasses.replace(
-    statement_chunk(
-        30,
-        "Revenue\n"
-        "Productivity and Business Processes $ 17,516 $ 15,791 $ 50,774 $ 46,104\n"
-        "Intelligent Cloud 22,081 19,051 64,349 55,337\n"
-        "Total $ 52,857 $ 49,360 $ 156,630 $ 148,218\n"
-        "Operating Income\n"
-        "Productivity and Business Processes $ 8,639 $ 7,853 $ 24,998 $ 23,176\n"
-        "Intelligent Cloud 9,476 8,391 27,330 24,556\n"
-        "Total $ 22,352 $ 20,364 $ 62,668 $ 63,302\n",
-        page=38,
-    ),
-    table_header_text=(
+SEGMENTS = statement_chunk(
+    30,
+    "Revenue\n"
+    "Productivity and Business Processes $ 17,516 $ 15,791 $ 50,774 $ 46,104\n"
+    "Intelligent Cloud 22,081 19,051 64,349 55,337\n"
+    "Total $ 52,857 $ 49,360 $ 156,630 $ 148,218\n"
+    "Operating Income\n"
+    "Productivity and Business Processes $ 8,639 $ 7,853 $ 24,998 $ 23,176\n"
+    "Intelligent Cloud 9,476 8,391 27,330 24,556\n"
+    "Total $ 22,352 $ 20,364 $ 62,668 $ 63,302\n",
+    page=38,
+    header=(
         "Segment revenue and operating income (In millions) Three Months Ended March 31, Nine "
         "Months Ended March 31, 2023 2022 2023 2022"
     ),

@@ -579,15 +579,13 @@ QUARTERLY_HEADER = (
     "CONDENSED CONSOLIDATED STATEMENTS OF OPERATIONS (In millions) Three Months Ended Nine "
     "Months Ended June 25, 2022 June 26, 2021 June 25, 2022 June 26, 2021"
 )
-QUARTERLY_INCOME = dataclasses.replace(
-    statement_chunk(
-        20,
-        "Total net sales 82,959 81,434 304,182 282,457\n"
-        "Research and development 6,797 5,717 19,490 16,142\n"
-        "Operating income 23,076 24,126 94,543 85,163\n",
-        page=4,
-    ),
-    table_header_text=QUARTERLY_HEADER,
+QUARTERLY_INCOME = statement_chunk(
+    20,
+    "Total net sales 82,959 81,434 304,182 282,457\n"
+    "Research and development 6,797 5,717 19,490 16,142\n"
+    "Operating income 23,076 24,126 94,543 85,163\n",
+    page=4,
+    header=QUARTERLY_HEADER,
 )
 
 
@@ -629,13 +627,11 @@ def test_a_quarter_whose_columns_the_header_does_not_tell_has_no_computed_answer
 
 
 def test_a_balance_of_a_day_whose_year_heads_both_columns() -> None:
-    balance = dataclasses.replace(
-        statement_chunk(
-            21,
-            "Total current assets 28,797 23,073\nTotal current liabilities 10,334 6,563\n",
-            page=5,
-        ),
-        table_header_text="BALANCE SHEETS (In millions) July 30, January 29, 2023 2023",
+    balance = statement_chunk(
+        21,
+        "Total current assets 28,797 23,073\nTotal current liabilities 10,334 6,563\n",
+        page=5,
+        header="BALANCE SHEETS (In millions) July 30, January 29, 2023 2023",
     )
     answers = []
     for day in ("July 30, 2023", "January 29, 2023"):
@@ -682,13 +678,11 @@ def test_capital_spending_as_a_share_of_operating_revenues() -> None:
     assert LINE_ITEMS["capital_expenditure"].label.fullmatch(label)
 
 
-JPM_INCOME = dataclasses.replace(
-    statement_chunk(
-        23,
-        "Total net revenue 32,266 28,286\nTotal noninterest expense 18,725 16,791\n",
-        page=79,
-    ),
-    table_header_text="Consolidated statements of income Three months ended March 31, 2021 2020",
+JPM_INCOME = statement_chunk(
+    23,
+    "Total net revenue 32,266 28,286\nTotal noninterest expense 18,725 16,791\n",
+    page=79,
+    header="Consolidated statements of income Three months ended March 31, 2021 2020",
 )
 
 
