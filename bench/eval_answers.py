@@ -45,6 +45,7 @@ from bench.evalkit import (
     FINANCEBENCH_COLLECTION,
     REPOSITORY,
     Citelock,
+    Collection,
     answered,
     cited_ranges,
     data_folder,
@@ -205,39 +206,33 @@ def ask_all(
         for identifier, text in every_nth(offtopic_questions(), every):
             outcomes.append(offtopic(identifier, citelock.query(text, DOCS_COLLECTION, TOP_K)))
         for question in every_nth(financebench_style_questions("sec10q_held", CORPUS), every):
-            response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
-            outcomes.append(judge(question, SEC_HELD, response))
-            response = citelock.query(
-                question.question, DOCS_COLLECTION, TOP_K,
-                document_ids=[collection.ids[question.filename]],
-            )  # fmt: skip
-            outcomes.append(judge(question, SEC_HELD_OWN, response))
+            outcomes += ask_both(citelock, question, collection, (SEC_HELD, SEC_HELD_OWN))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
         sizes[FINANCEBENCH_COLLECTION] = (len(filings.ids), filings.pages)
         for question in every_nth(financebench, every):
-            response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
-            outcomes.append(judge(question, "financebench", response))
-            response = citelock.query(
-                question.question, FINANCEBENCH_COLLECTION, TOP_K,
-                document_ids=[filings.ids[question.filename]],
-            )  # fmt: skip
-            outcomes.append(judge(question, OWN_FILING, response))
+            outcomes += ask_both(citelock, question, filings, ("financebench", OWN_FILING))
         for question in every_nth(metric_questions(), every):
             response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
             outcomes.append(judge(question, METRICS, response))
         for name, source, own_source in STYLE_SETS:
             for question in every_nth(financebench_style_questions(name), every):
-                response = citelock.query(question.question, FINANCEBENCH_COLLECTION, TOP_K)
-                outcomes.append(judge(question, source, response))
-                response = citelock.query(
-                    question.question, FINANCEBENCH_COLLECTION, TOP_K,
-                    document_ids=[filings.ids[question.filename]],
-                )  # fmt: skip
-                outcomes.append(judge(question, own_source, response))
+                outcomes += ask_both(citelock, question, filings, (source, own_source))
     print(f"asked {len(outcomes)} questions, {time.perf_counter() - started:.0f}s", flush=True)
     return outcomes, sizes
+
+
+def ask_both(
+    citelock: Citelock, question: Answerable, collection: Collection, sources: tuple[str, str]
+) -> list[Outcome]:
+    """Returns the outcomes of `question` asked over the whole collection and within its own
+    document, as the two `sources`."""
+    whole = citelock.query(question.question, collection.name, TOP_K)
+    own = citelock.query(
+        question.question, collection.name, TOP_K, document_ids=[collection.ids[question.filename]]
+    )
+    return [judge(question, sources[0], whole), judge(question, sources[1], own)]
 
 
 def figure_row(label: str, outcomes: Sequence[Outcome]) -> list[str]:
