@@ -28,6 +28,7 @@ from app.core.chunks import Candidate
 from app.core.rows import (
     FUNCTION_WORDS,
     MONTH,
+    dates_written,
     is_period_line,
     is_unit_line,
     month_number,
@@ -736,8 +737,9 @@ class Period:
     def shown(self) -> str:
         year, month, day = self.ended
         date = f"{MONTH_NAMES[month - 1]} {day}, {year}"
-        spans = {3: "three", 6: "six", 9: "nine", 12: "twelve"}
-        return f"{spans[self.months].capitalize()} months ended {date}" if self.months else date
+        if not self.months:
+            return date
+        return f"{_SPAN_WORDS[self.months].capitalize()} months ended {date}"
 
 
 MONTH_NAMES = (
@@ -745,6 +747,7 @@ MONTH_NAMES = (
     "October", "November", "December",
 )  # fmt: skip
 _SPANNED = {"three": 3, "six": 6, "nine": 9, "twelve": 12}
+_SPAN_WORDS = {months: word for word, months in _SPANNED.items()}
 _HEADER_PIECE = re.compile(
     rf"\b(?P<span>three|six|nine|twelve)\s+months\b|\b(?P<quarter>quarters?)\s+ended\b"
     rf"|\b(?P<fiscal_year>years?)\s+ended\b|\b(?P<month>{MONTH})\s+(?P<day>\d{{1,2}})\b(?![\d,.]\d)"
@@ -818,10 +821,7 @@ def asked_period(question: str) -> Period | None:
     """Returns the period a question writes out: the last whole date it gives (where a
     fiscal quarter is named before the day it ends), with the months it spans when it says
     ("three months", a quarter); None when it writes no whole date."""
-    dates = [
-        (int(m.group(3)), month_number(m.group(1)), int(m.group(2)))
-        for m in _FULL_DATE_IN_ORDER.finditer(question)
-    ]
+    dates = dates_written(question, any_case=True)
     if not dates:
         return None
     span = _ASKED_SPAN.search(question)
@@ -830,9 +830,6 @@ def asked_period(question: str) -> Period | None:
     else:
         months = 3 if _ASKED_QUARTER.search(question) else None
     return Period(dates[-1], months)
-
-
-_FULL_DATE_IN_ORDER = re.compile(rf"\b({MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d\d)\b", re.I)
 
 
 @dataclass(frozen=True)

@@ -267,14 +267,16 @@ def _other_asks(
     question's subject only by the one before) and holds the kind asked; no more sure than
     the answer's best claim (the ask alone names less of what was asked)."""
     parts = question_parts(query)
+    if len(parts) < 2:
+        return []
     quotes = []
-    for part in parts if len(parts) > 1 else []:
+    for part in parts:
         fresh = [
             unit
             for unit in score_units(part, ranked, context, embedder, embedded=embedded)[:PART_UNITS]
             if not any(_redundant(unit, other) for other in chosen)
         ]
-        going_on = (u for u in fresh if u.kind >= 0 and u.coverage > 0 and _goes_on(u, chosen))
+        going_on = (u for u in fresh if u.kind >= 0 and u.coverage > 0 and _next_to(u, chosen))
         found = next((u for u in fresh[:MAX_CLAIMS] if u.answers), None) or next(going_on, None)
         if found is not None:
             chosen.append(found)
@@ -287,7 +289,7 @@ PART_UNITS = 8
 """Of the units an ask alone makes best, those that may answer it for going on from a claim."""
 
 
-def _goes_on(unit: ScoredUnit, chosen: Sequence[ScoredUnit]) -> bool:
+def _next_to(unit: ScoredUnit, chosen: Sequence[ScoredUnit]) -> bool:
     """Whether `unit` stands right before or after one of the `chosen` claims in its chunk,
     with only spaces between, in one paragraph."""
     content = unit.chunk.content

@@ -32,7 +32,9 @@ MONTH = (
 )
 """A month's name, whole or cut short, as tables and questions write it."""
 _DATE_OR_YEAR = re.compile(rf"\b{MONTH}\s+\d{{1,2}},?(?:\s+(?:19|20)\d\d)?|\b(?:19|20)\d\d\b")
-_FULL_DATE = re.compile(rf"\b({MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d\d)\b")
+_FULL_DATE_TEXT = rf"\b({MONTH})\s+(\d{{1,2}}),?\s+((?:19|20)\d\d)\b"
+_FULL_DATE = re.compile(_FULL_DATE_TEXT)
+_FULL_DATE_ANY_CASE = re.compile(_FULL_DATE_TEXT, re.IGNORECASE)
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _UNIT_LINE = re.compile(
     r"^\(?\s*(?:\$|\b(?:dollars|amounts|in)\b).{0,20}\b(?:(?:thousand|million|billion)s?|except)\b",
@@ -108,9 +110,14 @@ def table_like(line: str) -> bool:
 def full_dates(text: str) -> frozenset[tuple[int, int, int]]:
     """Returns the dates `text` writes whole, month, day and year, as (year, month, day):
     "July 15, 2022" and "Jul. 15 2022" alike."""
-    return frozenset(
-        (int(year), month_number(month), int(day)) for month, day, year in _FULL_DATE.findall(text)
-    )
+    return frozenset(dates_written(text))
+
+
+def dates_written(text: str, *, any_case: bool = False) -> list[tuple[int, int, int]]:
+    """Returns the dates `text` writes whole (full_dates), in the order it writes them; with
+    `any_case`, a month in any case ("june 25, 2022", as a reader may type it)."""
+    found = (_FULL_DATE_ANY_CASE if any_case else _FULL_DATE).findall(text)
+    return [(int(year), month_number(month), int(day)) for month, day, year in found]
 
 
 def month_number(name: str) -> int:

@@ -543,6 +543,12 @@ def test_the_periods_a_header_gives_its_columns(
             False,
         ),
         (
+            "what is nvidia's current ratio as of july 30, 2023?",  # as a reader may type it
+            "working capital ratio",
+            Period((2023, 7, 30)),
+            False,
+        ),
+        (
             "What was Amazon's net income for the quarter ended September 30, 2023?",
             "net income",
             Period((2023, 9, 30), 3),
