@@ -90,6 +90,13 @@ class EvalSet:
     sides in "one collection")."""
 
 
+BY_QUESTION_TYPE = tuple(
+    (kind, lambda q, kind=kind: q.kind == kind)
+    for kind in ("domain-relevant", "novel-generated", "metrics-generated")
+)
+"""The rows of a set in FinanceBench's style, by its question type."""
+
+
 def eval_sets() -> dict[str, EvalSet]:
     return {
         "financebench": EvalSet(
@@ -100,10 +107,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 name.replace("_", "-"),
                 FINANCEBENCH_COLLECTION,
                 financebench_style_questions(name),
-                tuple(
-                    (kind, lambda q, kind=kind: q.kind == kind)
-                    for kind in ("domain-relevant", "novel-generated", "metrics-generated")
-                ),
+                BY_QUESTION_TYPE,
             )
             for name in ("financebench_more", "financebench_held")
         },
@@ -111,10 +115,7 @@ def eval_sets() -> dict[str, EvalSet]:
             "sec10q-held",
             DOCS_COLLECTION,
             financebench_style_questions("sec10q_held", CORPUS),
-            tuple(
-                (kind, lambda q, kind=kind: q.kind == kind)
-                for kind in ("domain-relevant", "novel-generated", "metrics-generated")
-            ),
+            BY_QUESTION_TYPE,
             tuple(files_of(docs_questions())),
         ),
         "docs": EvalSet(

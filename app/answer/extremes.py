@@ -97,9 +97,9 @@ def asked_extreme(question: str) -> ExtremeQuestion | None:
     lowest of nothing it names, or names no year."""
     found = _EXTREME.search(question)
     years = _YEAR.findall(question)
-    period = asked_period(question)
     if found is None or not years:
         return None
+    period = asked_period(question)
     measure = terms(found.group("measure")) - _GENERIC
     if not measure:
         return None
