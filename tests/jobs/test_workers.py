@@ -125,16 +125,20 @@ def test_two_workers_drain_the_queue_and_survive_a_sigkill(
     ]
     assert [r.status_code for r in queued] == [202] * DOCUMENTS
 
-    # Both processes at work at once, then the first one found mid-document is killed.
+    # Both processes at work at once, then the one with the most of its document still to do
+    # is killed, early enough in it that it cannot finish between the look and the kill.
     holders: dict[str, uuid.UUID] = {}
+    done: dict[str, int] = {}
 
     def both_mid_document() -> bool:
-        nonlocal holders
+        nonlocal holders, done
         holders = lock_holders(jobs_runtime)
-        return len(holders) == 2 and all(pages_done(jobs_runtime, j) > 0 for j in holders.values())
+        done = {name: pages_done(jobs_runtime, job) for name, job in holders.items()}
+        return len(holders) == 2 and all(done.values()) and min(done.values()) <= PAGES // 2
 
     wait_for(both_mid_document, "both workers to be mid-document")
-    victim, victim_job = next(iter(holders.items()))
+    victim = min(done, key=lambda name: (done[name], name))
+    victim_job = holders[victim]
     workers[victim].send_signal(signal.SIGKILL)
     workers[victim].wait()
     with jobs_runtime.engine.connect() as connection:
