@@ -91,7 +91,9 @@ SEC_HELD = "10-Q held"
 (whose 10-Qs they ask about)."""
 SEC_HELD_OWN = "10-Q held, own filing"
 STYLED = (MORE, MORE_OWN, HELD, HELD_OWN, SEC_HELD, SEC_HELD_OWN)
-APART = (OWN_FILING, METRICS, *STYLED)
+DOCS_HELD = "docs held"
+"""bench/data/docs_held.jsonl's questions over the papers and manuals, kept from tuning."""
+APART = (OWN_FILING, METRICS, *STYLED, DOCS_HELD)
 """Sources kept out of the "all" row, which stays the one the history compares."""
 SETS = ("docs", "financebench")
 
@@ -207,6 +209,9 @@ def ask_all(
             outcomes.append(offtopic(identifier, citelock.query(text, DOCS_COLLECTION, TOP_K)))
         for question in every_nth(financebench_style_questions("sec10q_held", CORPUS), every):
             outcomes += ask_both(citelock, question, collection, (SEC_HELD, SEC_HELD_OWN))
+        for question in every_nth(docs_questions("docs_held", DOCS_HELD), every):
+            response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
+            outcomes.append(judge(question, DOCS_HELD, response))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
@@ -360,6 +365,12 @@ def section(
                     ),
                 )
             )
+    by_source.append(
+        figure_row(
+            f"{DOCS_HELD} (bench/data; papers and manuals)",
+            select(outcomes, lambda o: o.source == DOCS_HELD),
+        )
+    )
     by_kind = [
         figure_row(kind, [o for o in main if o.kind == kind])
         for kind in KINDS
@@ -373,8 +384,9 @@ def section(
         files, pages = sizes[DOCS_COLLECTION]
         collections.append(
             f"the {files} documents of `bench/data/questions_docs.jsonl` ({pages:,} pages; "
-            "the docs and 10-Q questions, the off-topic ones and `bench/data/sec10q_held.jsonl`'s "
-            "are asked over all of them, the last again restricted to the question's filing)"
+            "the docs and 10-Q questions, the off-topic ones, `bench/data/docs_held.jsonl`'s and "
+            "`bench/data/sec10q_held.jsonl`'s are asked over all of them, the last again "
+            "restricted to the question's filing)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

@@ -118,6 +118,13 @@ def eval_sets() -> dict[str, EvalSet]:
             BY_QUESTION_TYPE,
             tuple(files_of(docs_questions())),
         ),
+        "docs-held": EvalSet(
+            "docs-held",
+            DOCS_COLLECTION,
+            docs_questions("docs_held"),
+            (("in a table", lambda q: q.in_table),),
+            tuple(files_of(docs_questions())),
+        ),
         "docs": EvalSet(
             "docs",
             DOCS_COLLECTION,
@@ -372,7 +379,8 @@ def main() -> None:
             "`bench/data/financebench_held.jsonl`, 30 more written blind in session 19 and "
             "kept from tuning; sec10q-held = `bench/data/sec10q_held.jsonl`, 30 in the same "
             "style over 18 of docugami's 10-Qs (the docs collection), written blind in session "
-            "20 and kept from tuning; docs = "
+            "20 and kept from tuning; docs-held = `bench/data/docs_held.jsonl`, 30 over the "
+            "papers and manuals, written blind in session 21 and kept from tuning; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",

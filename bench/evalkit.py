@@ -73,8 +73,10 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def docs_questions() -> list[Question]:
-    """Returns bench/data/questions_docs.jsonl's 120 questions over the papers and the 10-Qs."""
+def docs_questions(name: str = "questions_docs", source: str = "docs") -> list[Question]:
+    """Returns bench/data/`name`.jsonl's questions over the papers and manuals (`source`) and
+    the 10-Qs ("10-Q"): questions_docs' 120, or docs_held's 30 (session 21, written blind and
+    kept from tuning)."""
     return [
         Question(
             id=row["id"],
@@ -82,11 +84,11 @@ def docs_questions() -> list[Question]:
             path=CORPUS / row["file"],
             gold_pages=frozenset(row["gold_pages"]),
             answer_patterns=tuple(row["answer_patterns"]),
-            source="10-Q" if "docugami_sec10q" in row["file"] else "docs",
+            source="10-Q" if "docugami_sec10q" in row["file"] else source,
             kind=row["kind"],
             in_table=row["in_table"],
         )
-        for row in read_jsonl(DATA / "questions_docs.jsonl")
+        for row in read_jsonl(DATA / f"{name}.jsonl")
     ]
 
 
