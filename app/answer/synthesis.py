@@ -246,9 +246,42 @@ def synthesize(
         if not any(_redundant(unit, other) for other in chosen):
             chosen.append(unit)
     quotes = [Quote(u.chunk, u.parts, u.text, u.confidence, _header(u)) for u in chosen]
+    if not selected and _announces(best):
+        quotes[1:1] = _going_on(best, chosen)
     if not selected:
         quotes += _other_asks(query, ranked, context, embedder, chosen, embedded)
     return cite(quotes)
+
+
+def _announces(unit: ScoredUnit) -> bool:
+    """Whether a claim says that the answer exists rather than what it is: it echoes the
+    question, lacks the kind of answer asked for, or names no series of the things asked."""
+    return unit.echoes or unit.kind < 0 or unit.unlisted
+
+
+def _going_on(unit: ScoredUnit, chosen: Sequence[ScoredUnit]) -> list[Quote]:
+    """Returns the sentence that goes on from `unit` in its paragraph, when no chosen claim
+    quotes it: what a claim announces is said next ("SpiderMonkey, like many VMs, needs to
+    preempt the user program periodically. The main reasons are to prevent ..."). No more
+    sure than the claim it goes on from."""
+    chunk = unit.chunk
+    end = unit.parts[-1][1]
+    for following in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk)):
+        start = following.parts[0][0]
+        if start < end:
+            continue
+        between = chunk.content[end:start]
+        if between.strip() or "\n\n" in between or following.headed:
+            return []
+        if any(
+            other.chunk.chunk_id == chunk.chunk_id
+            and any(a < d and c < b for a, b in following.parts for c, d in other.parts)
+            for other in chosen
+        ):
+            return []
+        text = shown_text(chunk.content, following.parts)
+        return [Quote(chunk, following.parts, text, unit.confidence)]
+    return []
 
 
 def _other_asks(

@@ -496,3 +496,23 @@ def test_a_row_of_figures_never_says_why(embedder: Embedder) -> None:
     assert [claim.text for claim in answer.claims] == [
         "The refranchising of company-owned bottling operations in North America reduced revenues."
     ]
+
+
+def test_a_claim_that_announces_the_answer_goes_on_to_it(embedder: Embedder) -> None:
+    preemption = chunk(
+        42,
+        "SpiderMonkey, like many VMs, needs to preempt the user program periodically. The main "
+        "reasons are to prevent infinitely looping scripts from locking up the host system and "
+        "to schedule GC.\n\nIn the interpreter, this had been implemented by a flag.",
+    )
+    question = "Why does SpiderMonkey need to preempt the running program periodically?"
+    answer = synthesize(question, [preemption], [preemption], embedder)
+    claims = [claim.text for claim in answer.claims]
+    assert claims[:2] == [
+        "SpiderMonkey, like many VMs, needs to preempt the user program periodically.",
+        "The main reasons are to prevent infinitely looping scripts from locking up the host "
+        "system and to schedule GC.",
+    ]
+    assert "interpreter" not in answer.text
+    assert answer.claims[1].confidence <= answer.claims[0].confidence
+    assert_quoted(answer.text, answer.claims, answer.sources)
