@@ -18,6 +18,7 @@ from app.answer import (
     synthesize,
     synthesize_with_model,
 )
+from app.answer.cells import cell_answer
 from app.answer.extremes import asked_extreme, column_extreme, extreme_answer
 from app.answer.llm import ChatFailed
 from app.answer.metrics import LINE_ITEMS, asked_metric, computed_answer
@@ -258,6 +259,29 @@ def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session)
     return None
 
 
+def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
+    """Returns the answer quoting the cell that `query` names by its column and its row
+    (app.answer.cells) in a table on a ranked chunk's page, read whole: the ranked chunk's own
+    table first (a caption chunk ranks for the table below it), the best ranked page first;
+    None when no such table has one."""
+    read: set[tuple[uuid.UUID, int]] = set()
+    for chunk in ranked:
+        page = (chunk.document_id, chunk.page_start)
+        if page in read:
+            continue
+        read.add(page)
+        tables: dict[tuple[int, int], list[Candidate]] = {}
+        for each in chunks_on_page(session, *page):
+            if each.table_header is not None:
+                tables.setdefault(each.table_header, []).append(each)
+        own = tables.pop(chunk.table_header, []) if chunk.table_header else []
+        for table in (own, *tables.values()) if own else tables.values():
+            answer = cell_answer(query, table)
+            if answer is not None:
+                return answer
+    return None
+
+
 def worked_out_first(
     answer: Answer,
     ranked: Sequence[Candidate],
@@ -317,6 +341,7 @@ def answer_query(
     computed = (
         metric_answer(request.query, ranked, session)
         or comparison_answer(request.query, ranked, session)
+        or cell_lookup(request.query, ranked, session)
         if bundle.selection is None and settings.synthesis == Synthesis.extractive
         else None
     )

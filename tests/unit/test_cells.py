@@ -1,0 +1,81 @@
+"""A table's cell: the figure of the column a question names in the row it names, read
+without guessing or not at all."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from app.answer.cells import CELL_CONFIDENCE, cell_answer, column_names, table_rows
+from app.core.chunks import Candidate
+from tests.helpers.chunks import statement_chunk
+
+HEADER = (
+    "Table 2: Performance of the 70B+ models.\n"
+    "Datasets Mixtral-8x22B Llama-3-70B Qwen2-72B\n"
+    "Architecture MoE Dense Dense\n"
+    "English\n"
+)
+FIRST = HEADER + "MMLU 77.8 79.5 84.2\nMMLU-Pro 49.5 52.8 55.6\n"
+SECOND = "Chinese\n\nC-Eval 54.6 65.2 91.0\nCMMLU - 67.2 90.1\n"
+
+
+def results_table() -> list[Candidate]:
+    """Returns a results table's two chunks on one page, its header in the first."""
+    header_text = " ".join(HEADER.split())
+    first = statement_chunk(1, FIRST, page=9, header=header_text)
+    second = statement_chunk(2, SECOND, page=9, header=header_text)
+    return [
+        dataclasses.replace(first, table_header=(0, len(HEADER))),
+        dataclasses.replace(
+            second,
+            table_header=(0, len(HEADER)),
+            page_span_start=len(FIRST),
+            page_span_end=len(FIRST) + len(SECOND),
+        ),
+    ]
+
+
+def test_rows_are_a_label_then_figures_below_the_header() -> None:
+    first, second = results_table()
+    assert [(row.label, row.figures) for row in table_rows(first)] == [
+        ("MMLU", ("77.8", "79.5", "84.2")),
+        ("MMLU-Pro", ("49.5", "52.8", "55.6")),
+    ]
+    assert [row.label for row in table_rows(second)] == ["C-Eval", "CMMLU"]
+
+
+def test_column_names_come_from_the_lines_that_can_head_the_figures() -> None:
+    lines = HEADER.splitlines()
+    assert column_names(lines, 3) == [
+        ("MoE", "Dense", "Dense"),
+        ("Mixtral-8x22B", "Llama-3-70B", "Qwen2-72B"),
+    ]
+    # Years head a statement's periods, never named columns; prose heads nothing.
+    assert column_names(["Year ended June 30, 2023 2022"], 2) == []
+    assert column_names(["The results are shown in Table 2."], 6) == []
+
+
+def test_the_cell_of_the_column_and_the_row_named_answers() -> None:
+    answer = cell_answer("What score did the Qwen2-72B base model get on C-Eval?", results_table())
+    assert answer is not None
+    assert answer.text.startswith("C-Eval, Qwen2-72B: 91.0 [1]")
+    assert answer.confidence == CELL_CONFIDENCE
+    (claim,) = answer.claims
+    assert claim.chunk.chunk_id == results_table()[1].chunk_id
+    assert claim.header == (0, len(HEADER))
+
+
+def test_a_cell_is_not_guessed() -> None:
+    table = results_table()
+    # No column named, two columns named, a column named otherwise than its header writes it,
+    # no row named.
+    for question in (
+        "What is the best C-Eval score?",
+        "How does Qwen2-72B compare with Llama-3-70B on C-Eval?",
+        "What score did qwen2-72b get on C-Eval?",
+        "How does Qwen2-72B do on reasoning?",
+    ):
+        assert cell_answer(question, table) is None, question
+    # The row whose label the question holds whole: MMLU, not MMLU-Pro.
+    answer = cell_answer("What is Qwen2-72B's MMLU score?", table)
+    assert answer is not None and answer.text.startswith("MMLU, Qwen2-72B: 84.2")
