@@ -90,9 +90,10 @@ _FOUND = {
     ),
     # A call ("help(solve)"), an option ("-c", "--check"), an identifier with an underscore,
     # inner capital or dots ("asn1_strerror", "asn1Coding", "Example.Group.value"), a header
-    # file, an operator ("%o%"), a command after its prompt ("> q()").
+    # file, an operator ("%o%"), a command after its prompt ("> q()"), an argument given
+    # its value ("value=NULL").
     Asked.CODE: re.compile(
-        r"\b[A-Za-z_][\w.]*\(|(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Za-z]\w*_\w+|"
+        r"\b[A-Za-z_][\w.]*\(|(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Za-z]\w*_\w+|\b[A-Za-z_]\w*=[\w\"'-]|"
         r"\b[a-z]+\d*[A-Z]\w*|\b\w+(?:\.\w+){2,}|\b\w+\.h\b|%\w+%|^\s*[>$] \S",
         re.M,
     ),

@@ -331,9 +331,11 @@ def test_how_do_i_asks_for_code() -> None:
     assert kinds == {Asked.CODE}
     assert holds_kind("-s, --strict use strict DER decoding", kinds, question)
     assert holds_kind("To see it, type help(solve) at the prompt.", kinds, question)
+    assert holds_kind("To delete it, use value=NULL and len=0.", kinds, question)
     # The tool the question names is no answer, nor is prose.
     assert not holds_kind("asn1Decoding decodes DER data.", kinds, question)
     assert not holds_kind("A well-known decoder (see below) is strict.", kinds, question)
+    assert not holds_kind("Set x = 1 first.", kinds, question)
     assert not asked_kinds("How does a tracing compiler speed up hot loops?")
 
 
