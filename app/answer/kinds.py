@@ -133,14 +133,17 @@ def _normal(figure: str) -> str:
 
 _ASKS_LIST = re.compile(
     r"\b(?:what|which) (?:are|were) the (?:\w+ )?(?:two|three|four|five|six|seven|eight|nine|"
-    r"ten|\d+)\b|\b(?:what|which) (?:kinds|types|sorts|sizes|\w+ sizes)\b",
+    r"ten|\d+)\b|\b(?:what|which) (?:kinds|types|sorts|sizes|\w+ sizes)\b|"
+    r"\bwhich (?!of\b)(?:[\w.\-]+ ){0,3}[a-z]+[^s\W]s (?:do|does|did|are|were|can)\b",
     re.I,
 )
 
 
 def asks_list(query: str) -> bool:
     """Whether `query` asks for several things at once: "What are the four function zones
-    ...?", "On which kinds of text ...?", "Which model sizes ...?"."""
+    ...?", "On which kinds of text ...?", "Which model sizes ...?", "Which backward
+    optimization filters does nanojit run ...?" (not "Which of the segments ...", one of
+    them)."""
     return _ASKS_LIST.search(query) is not None
 
 

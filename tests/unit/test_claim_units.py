@@ -144,6 +144,11 @@ def test_a_question_asking_for_several_things_wants_a_series() -> None:
     assert asks_list("What are the four function zones in the NIST HPC reference architecture?")
     assert asks_list("On which kinds of text did Karpathy train character-level RNNs?")
     assert not asks_list("What is the maximum context length Qwen2 can handle?")
+    assert asks_list("Which backward optimization filters does nanojit run after recording?")
+    assert asks_list("Which ASN.1 features does the libtasn1 parser not handle?")
+    # One of several, or a singular noun: no list.
+    assert not asks_list("Which of JPM's business segments had the lowest net revenue?")
+    assert not asks_list("Which class does the parser use?")
     assert not holds_series("Karpathy trained multiple character RNNs on different datasets.")
     assert holds_series("He trained them on Paul Graham's essays, Shakespeare, and Wikipedia.")
     assert holds_series("Zones:\n- access zone\n- management zone")
