@@ -53,6 +53,8 @@ _LINE = re.compile(r"[^\n]+")
 _COMPLETE = re.compile(rf"[.!\u2026\u3002\uff01][{CLOSERS}\u300d\u300f\uff09]*$")
 _QUESTION = re.compile(rf"[?\uff1f][{CLOSERS}\u300d\u300f\uff09]*$")
 _LEAD_IN = re.compile(r":$")
+_PROMPTED = re.compile(r"[>$] \S")
+"""A command after its prompt, as a manual shows one on a line of its own ("> help(solve)")."""
 _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
 _CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
 """A sentence that starts with a plain lower-case word continues one cut before it (a word
@@ -285,6 +287,19 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
                 units.append(Unit(tuple(_merged([(start, end), *items], content)), "list"))
                 beginning = None
                 continue
+        command = sentences[index + 1] if index + 1 < len(sentences) else None
+        if (
+            not _COMPLETE.search(text)
+            and command is not None
+            and len(words) >= MIN_WORDS
+            and _PROMPTED.match(content[slice(*command)])
+        ):
+            # "To get more information on any specific named function, for example solve, the
+            # command is" and the command it shows on a line of its own, "> help(solve)".
+            units.append(Unit(((start, end), command), "sentence"))
+            taken_until = command[1]
+            beginning = None
+            continue
         if not _COMPLETE.search(text):
             if (
                 _prose(words)

@@ -213,3 +213,19 @@ def test_a_sentence_that_points_back_is_quoted_with_what_it_points_to() -> None:
     assert len(shown(apart)) == 2
     this = "The agency proposes a new rule today. This proposed rule would apply to all airplanes."
     assert len(shown(this)) == 2
+
+
+def test_a_sentence_that_shows_a_command_is_quoted_with_it() -> None:
+    content = (
+        "R has an inbuilt help facility similar to the man facility of UNIX. To get more "
+        "information\non any specific named function, for example solve, the command is\n\n"
+        "> help(solve)\n\nAn alternative is\n\n> ?solve\n"
+    )
+    assert shown(content) == [
+        ("sentence", "R has an inbuilt help facility similar to the man facility of UNIX."),
+        (
+            "sentence",
+            "To get more information on any specific named function, for example solve, the "
+            "command is > help(solve)",
+        ),
+    ]
