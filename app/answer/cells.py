@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.answer.claims import Answer, Quote, cite, shown_text
+from app.answer.claims import Answer, Quote, shown_text, worked_out
 from app.core.chunks import Candidate
 
 CELL_CONFIDENCE = 0.7
@@ -126,11 +126,4 @@ def cell_answer(question: str, table: Sequence[Candidate]) -> Answer | None:
         CELL_CONFIDENCE,
         row.chunk.table_header,
     )
-    answer = cite([quote])
-    return Answer(
-        text=f"{row.label}, {column}: {figure} [{answer.claims[0].source}] {answer.text}",
-        sources=answer.sources,
-        citations=answer.citations,
-        confidence=answer.confidence,
-        claims=answer.claims,
-    )
+    return worked_out(f"{row.label}, {column}: {figure}", [quote])

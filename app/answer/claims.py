@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from app.answer.units import Span
@@ -209,6 +209,15 @@ class Quote:
     confidence: float
     header: tuple[int, int] | None = None
     """For a table row, its table's header lines in page `chunk.page_start`'s text."""
+
+
+def worked_out(statement: str, quotes: Sequence[Quote]) -> Answer:
+    """Returns the answer that states `statement`, what was worked out from `quotes` (a ratio,
+    which row is highest, a table's cell), with the markers of every source they cite, then
+    the quotes themselves, cited: the statement is a claim of theirs."""
+    answer = cite(quotes)
+    markers = " ".join(f"[{n}]" for n in sorted({claim.source for claim in answer.claims}))
+    return replace(answer, text=f"{statement} {markers} {answer.text}")
 
 
 def cite(quotes: Sequence[Quote]) -> Answer:

@@ -17,7 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.answer.claims import Answer, Quote, cite, shown_text, terms
+from app.answer.claims import Answer, Quote, shown_text, terms, worked_out
 from app.answer.metrics import (
     COMPUTED_CONFIDENCE,
     Period,
@@ -379,21 +379,13 @@ def _cells(page: PageText, start: int, end: int) -> list[tuple[float, float]]:
 
 def _answer(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Answer:
     extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
-    answer = cite(list(dict.fromkeys(each.quote for each in compared)))
-    markers = " ".join(f"[{n}]" for n in sorted({claim.source for claim in answer.claims}))
     word = "highest" if asked.highest else "lowest"
     listed = ", ".join(f"{each.name} {shown_figure(each.value)}" for each in compared)
     when = str(asked.year)
     if asked.quarterly and asked.period is not None:
         shown = asked.period.shown()
         when = f"the {shown[0].lower()}{shown[1:]}" if asked.period.months else shown
-    return Answer(
-        text=(
-            f"{extreme.name}, {shown_figure(extreme.value)} in {when}: the {word} of"
-            f" {listed} {markers} {answer.text}"
-        ),
-        sources=answer.sources,
-        citations=answer.citations,
-        confidence=answer.confidence,
-        claims=answer.claims,
+    return worked_out(
+        f"{extreme.name}, {shown_figure(extreme.value)} in {when}: the {word} of {listed}",
+        list(dict.fromkeys(each.quote for each in compared)),
     )

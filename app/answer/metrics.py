@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from statistics import fmean
 from typing import Literal
 
-from app.answer.claims import Answer, Quote, cite, shown_text
+from app.answer.claims import Answer, Quote, shown_text, worked_out
 from app.core.chunks import Candidate
 from app.core.rows import (
     FUNCTION_WORDS,
@@ -1322,16 +1322,8 @@ def _worked_out(
         )
         for row in found.values()
     ]
-    answer = cite(quotes)
     # The result is a claim too: it cites the pages of the rows it was worked out from.
-    markers = " ".join(f"[{n}]" for n in sorted({claim.source for claim in answer.claims}))
-    return Answer(
-        text=f"{years} {name}: {shown} ({how}) {markers} {answer.text}",
-        sources=answer.sources,
-        citations=answer.citations,
-        confidence=answer.confidence,
-        claims=answer.claims,
-    )
+    return worked_out(f"{years} {name}: {shown} ({how})", quotes)
 
 
 def _value(name: str, row: Row, year: int) -> float:

@@ -10,9 +10,9 @@ best of them by that (EMBEDDED_UNITS) by their similarity to the question as wel
 embedding model that ranked the chunks, those units in one batch, the question's vector
 retrieval's). The best units are the answer, best first. A question that joins asks with
 "and" ("How much did Amazon invest ..., and how much more did it agree to invest?") has each
-ask answered: the best unit for an ask that the claims chosen do not say is added. A best claim that only announces the answer
-(it echoes the question, lacks the kind asked, or names none of the several things asked) is
-followed by the sentence after it in its paragraph.
+ask answered: the best unit for an ask that the claims chosen do not say is added. A best
+claim that only announces the answer (it echoes the question, lacks the kind asked, or names
+none of the several things asked) is followed by the sentence after it in its paragraph.
 
 When none of the best units is close enough to the question, or its chunk lacks the question's
 rarer words, there is no answer rather than a wrong one (ANSWER_FLOOR). `confidence`
