@@ -53,8 +53,9 @@ _LINE = re.compile(r"[^\n]+")
 _COMPLETE = re.compile(rf"[.!\u2026\u3002\uff01][{CLOSERS}\u300d\u300f\uff09]*$")
 _QUESTION = re.compile(rf"[?\uff1f][{CLOSERS}\u300d\u300f\uff09]*$")
 _LEAD_IN = re.compile(r":$")
-_PROMPTED = re.compile(r"[>$] \S")
-"""A command after its prompt, as a manual shows one on a line of its own ("> help(solve)")."""
+_CODE_LINE = re.compile(r"[>$] \S.*|[A-Za-z_][\w.]*\(.*\)")
+"""A line of code a manual shows on its own: a command after its prompt ("> help(solve)"), or a
+call ("sqrt(-17+0i)")."""
 _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
 _CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
 """A sentence that starts with a plain lower-case word continues one cut before it (a word
@@ -287,17 +288,14 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
                 units.append(Unit(tuple(_merged([(start, end), *items], content)), "list"))
                 beginning = None
                 continue
-        command = sentences[index + 1] if index + 1 < len(sentences) else None
-        if (
-            not _COMPLETE.search(text)
-            and command is not None
-            and len(words) >= MIN_WORDS
-            and _PROMPTED.match(content[slice(*command)])
-        ):
+        shown = _showing_code(content, sentences, index) if not _COMPLETE.search(text) else []
+        if shown and len(_WORD.findall(" ".join(content[a:b] for a, b in shown))) >= MIN_WORDS:
             # "To get more information on any specific named function, for example solve, the
-            # command is" and the command it shows on a line of its own, "> help(solve)".
-            units.append(Unit(((start, end), command), "sentence"))
-            taken_until = command[1]
+            # command is" and the command it shows on a line of its own, "> help(solve)"; or
+            # "Thus", "sqrt(-17)", "will give NaN and a warning, but", "sqrt(-17+0i)", "will do
+            # the computations as complex numbers."
+            units.append(Unit(tuple(shown), "sentence"))
+            taken_until = shown[-1][1]
             beginning = None
             continue
         if not _COMPLETE.search(text):
@@ -317,6 +315,29 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             else:
                 units.append(Unit(((start, end),), "sentence"))
     return units
+
+
+def _showing_code(content: str, sentences: list[Span], index: int) -> list[Span]:
+    """Returns the sentence cut at `index` with the code it shows on lines of their own and
+    the words that go on after each, up to the sentence's end or the last code line; [] when
+    no code line follows it."""
+    shown = [sentences[index]]
+    following = index + 1
+    while following < len(sentences) and _CODE_LINE.fullmatch(
+        content[slice(*sentences[following])].strip()
+    ):
+        shown.append(sentences[following])
+        following += 1
+        if following < len(sentences):
+            words = content[slice(*sentences[following])]
+            if _CONTINUATION.match(words):
+                shown.append(sentences[following])
+                following += 1
+                if _COMPLETE.search(words):
+                    break
+                continue
+        break
+    return shown if len(shown) > 1 else []
 
 
 def holds_series(text: str) -> bool:

@@ -219,7 +219,7 @@ def test_a_sentence_that_shows_a_command_is_quoted_with_it() -> None:
     content = (
         "R has an inbuilt help facility similar to the man facility of UNIX. To get more "
         "information\non any specific named function, for example solve, the command is\n\n"
-        "> help(solve)\n\nAn alternative is\n\n> ?solve\n"
+        "> help(solve)\n\nThe help facility is described below.\n"
     )
     assert shown(content) == [
         ("sentence", "R has an inbuilt help facility similar to the man facility of UNIX."),
@@ -227,5 +227,26 @@ def test_a_sentence_that_shows_a_command_is_quoted_with_it() -> None:
             "sentence",
             "To get more information on any specific named function, for example solve, the "
             "command is > help(solve)",
+        ),
+        ("sentence", "The help facility is described below."),
+    ]
+    # Code shown between the words of one sentence, with or without a prompt.
+    content = (
+        "To work with complex numbers, supply an explicit complex part. Thus\n\nsqrt(-17)\n\n"
+        "will give NaN and a warning, but\n\nsqrt(-17+0i)\n\nwill do the computations as "
+        "complex numbers.\n\nSo with the above assignments the command\n\n> v <- 2*x + y + 1"
+        "\n\ngenerates a new vector v of length 11.\n"
+    )
+    assert shown(content) == [
+        ("sentence", "To work with complex numbers, supply an explicit complex part."),
+        (
+            "sentence",
+            "Thus sqrt(-17) will give NaN and a warning, but sqrt(-17+0i) will do the "
+            "computations as complex numbers.",
+        ),
+        (
+            "sentence",
+            "So with the above assignments the command > v <- 2*x + y + 1 generates a new "
+            "vector v of length 11.",
         ),
     ]
