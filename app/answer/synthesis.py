@@ -24,6 +24,7 @@ for a claim that lacks the kind asked for.
 from __future__ import annotations
 
 import math
+import re
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -91,6 +92,23 @@ only other years ("For the Year Ended December 29, 2018" for FY2019); a sentence
 years may still answer (a FY2020 report's capital plan for 2021 to 2030). On bench/data's
 FinanceBench-style questions, stated answer-hit +2 (one collection) and +3 (own filing); no
 other answer-hit moved, two of FinanceBench's right answers became confident."""
+
+CODED_SHARE = 0.1
+"""Taken off the answer floor for a claim that writes a name the question writes with symbols
+("What does the special name ?CURRENT refer to?"): the likeness of a sentence to a question
+says little of such a name, and a text that writes it is about it."""
+
+_CODED = re.compile(r"[^\W_]*[_?\-./()#][\w?\-./()#]*[^\W_]")
+"""A word with symbols inside or before it ("?CURRENT", "asn1_write_value", "Coca-Cola")."""
+
+
+def is_code_name(word: str) -> bool:
+    """Whether a word written with symbols names code: with an underscore, a question mark,
+    a dot, a slash or brackets, or a hyphen beside digits ("Qwen2-72B"); "Coca-Cola" does not."""
+    if len(word) <= 3 or not any(c.isalpha() for c in word):
+        return False
+    return any(c in "_?./()#" for c in word) or ("-" in word and any(c.isdigit() for c in word))
+
 
 RANK_BONUS = 0.2
 """Added as RANK_BONUS / (1 + rank of the unit's chunk): retrieval's order counts a little."""
@@ -177,11 +195,14 @@ class ScoredUnit:
     uncompared: bool = False
     """The question asks which thing had the highest or lowest figure (answer.extremes), which
     no quote settles: the answer worked out from a table did not find one."""
+    coded: bool = False
+    """It writes a name the question writes with symbols ("?CURRENT", "asn1_write_value")."""
 
     @property
     def answers(self) -> bool:
         telling = self.chunk.term_coverage
-        return self.similarity + FLOOR_COVERAGE * self.coverage >= ANSWER_FLOOR and (
+        floor = ANSWER_FLOOR - (CODED_SHARE if self.coded else 0.0)
+        return self.similarity + FLOOR_COVERAGE * self.coverage >= floor and (
             telling is None or telling >= FLOOR_TERM_COVERAGE
         )
 
@@ -367,6 +388,7 @@ def score_units(
     causes = Asked.REASON in kinds
     several = asks_list(query)
     compares = asked_extreme(query) is not None
+    coded = {word for word in _CODED.findall(query) if is_code_name(word)}
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
     found = []
     for chunk in context:
@@ -401,6 +423,7 @@ def score_units(
                     worth, 0.0, coverage, kind, rank, 0.0, chunk, claim.parts, text, words,
                     claim.headed, own >= ECHO_SHARE * len(words),
                     several and claim.kind != "list" and not holds_series(shown), compares,
+                    any(word in shown for word in coded),
                 )
             )  # fmt: skip
     found.sort(key=_order)

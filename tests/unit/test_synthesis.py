@@ -16,6 +16,7 @@ from app.answer.synthesis import (
     MAX_CLAIMS,
     TRUSTED,
     ScoredUnit,
+    is_code_name,
     synthesize,
 )
 from app.answer.units import chunk_sentences
@@ -519,3 +520,22 @@ def test_a_claim_that_announces_the_answer_goes_on_to_it(embedder: Embedder) -> 
     assert "interpreter" not in answer.text
     assert answer.claims[1].confidence <= answer.claims[0].confidence
     assert_quoted(answer.text, answer.claims, answer.sources)
+
+
+def test_a_claim_writing_theis_code_name_asked_about_answers_at_a_lower_floor(
+    embedder: Embedder,
+) -> None:
+    reference = chunk(
+        43,
+        "The first element of a SEQUENCE OF or SET OF is named ?1. If the root provided is a "
+        'node to specific sequence element, then the keyword "?CURRENT" is also acceptable and '
+        "indicates the current sequence element of this node.",
+    )
+    question = "When reading values with libtasn1, what does the special name ?CURRENT refer to?"
+    answer = synthesize(question, [reference], [reference], embedder)
+    assert "?CURRENT" in answer.text
+    # A company's name with a hyphen is no code.
+    assert (
+        is_code_name("?CURRENT") and is_code_name("asn1_write_value") and is_code_name("Qwen2-72B")
+    )
+    assert not is_code_name("Coca-Cola") and not is_code_name("C-Eval")
