@@ -324,7 +324,7 @@ def _showing_code(content: str, sentences: list[Span], index: int) -> list[Span]
     shown = [sentences[index]]
     following = index + 1
     while following < len(sentences) and _CODE_LINE.fullmatch(
-        content[slice(*sentences[following])].strip()
+        content[slice(*sentences[following])].strip().split("\n", 1)[0]
     ):
         shown.append(sentences[following])
         following += 1

@@ -230,6 +230,20 @@ def test_a_sentence_that_shows_a_command_is_quoted_with_it() -> None:
         ),
         ("sentence", "The help facility is described below."),
     ]
+    # A command whose line the next sentence's words follow, as PDFs often break them.
+    content = (
+        "If commands are stored in an external file, say commands.R, they may be executed at "
+        'any time with the command\n\n> source("commands.R")\nFor Windows Source is also on '
+        "the File menu.\n"
+    )
+    assert shown(content) == [
+        (
+            "sentence",
+            "If commands are stored in an external file, say commands.R, they may be executed at "
+            'any time with the command > source("commands.R") For Windows Source is also on the '
+            "File menu.",
+        )
+    ]
     # Code shown between the words of one sentence, with or without a prompt.
     content = (
         "To work with complex numbers, supply an explicit complex part. Thus\n\nsqrt(-17)\n\n"
