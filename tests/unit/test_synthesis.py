@@ -522,7 +522,7 @@ def test_a_claim_that_announces_the_answer_goes_on_to_it(embedder: Embedder) -> 
     assert_quoted(answer.text, answer.claims, answer.sources)
 
 
-def test_a_claim_writing_theis_code_name_asked_about_answers_at_a_lower_floor(
+def test_a_claim_writing_the_code_name_asked_about_answers_at_a_lower_floor(
     embedder: Embedder,
 ) -> None:
     reference = chunk(
@@ -535,7 +535,5 @@ def test_a_claim_writing_theis_code_name_asked_about_answers_at_a_lower_floor(
     answer = synthesize(question, [reference], [reference], embedder)
     assert "?CURRENT" in answer.text
     # A company's name with a hyphen is no code.
-    assert (
-        is_code_name("?CURRENT") and is_code_name("asn1_write_value") and is_code_name("Qwen2-72B")
-    )
+    assert all(map(is_code_name, ["?CURRENT", "asn1_write_value", "Qwen2-72B"]))
     assert not is_code_name("Coca-Cola") and not is_code_name("C-Eval")
