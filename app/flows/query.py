@@ -56,7 +56,13 @@ from app.retrieval.rerank import AnnotationSignal
 from app.retrieval.search import distances_to
 from app.retrieval.selection import Match, Selection
 from app.retrieval.selection_scope import SELECTION_TOP_K
-from app.retrieval.statements import chunks_holding, chunks_on_page, page_end, table_chunks
+from app.retrieval.statements import (
+    chunks_holding,
+    chunks_on_page,
+    page_end,
+    table_chunks,
+    table_chunks_on_pages,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -263,22 +269,26 @@ def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> An
     """Returns the answer quoting the cell that `query` names by its column and its row
     (app.answer.cells) in a table on a ranked chunk's page, read whole: the ranked chunk's own
     table first (a caption chunk ranks for the table below it), the best ranked page first;
-    None when no such table has one."""
-    read: set[tuple[uuid.UUID, int]] = set()
-    for chunk in ranked:
-        page = (chunk.document_id, chunk.page_start)
-        if page in read:
-            continue
-        read.add(page)
-        tables: dict[tuple[int, int], list[Candidate]] = {}
-        for each in chunks_on_page(session, *page):
-            if each.table_header is not None:
-                tables.setdefault(each.table_header, []).append(each)
-        own = tables.pop(chunk.table_header, []) if chunk.table_header else []
-        for table in (own, *tables.values()) if own else tables.values():
-            answer = cell_answer(query, table)
-            if answer is not None:
-                return answer
+    None when no such table has one. The tables of every ranked page are read at once."""
+    pages = list(dict.fromkeys((chunk.document_id, chunk.page_start) for chunk in ranked))
+    tables: dict[tuple[uuid.UUID, int, tuple[int, int]], list[Candidate]] = {}
+    for each in table_chunks_on_pages(session, pages):
+        if each.table_header is not None:
+            key = (each.document_id, each.page_start, each.table_header)
+            tables.setdefault(key, []).append(each)
+    ordered = [
+        key
+        for chunk in ranked
+        for key in [
+            (chunk.document_id, chunk.page_start, chunk.table_header),
+            *(k for k in tables if k[:2] == (chunk.document_id, chunk.page_start)),
+        ]
+        if key in tables
+    ]
+    for key in dict.fromkeys(ordered):
+        answer = cell_answer(query, tables[key])
+        if answer is not None:
+            return answer
     return None
 
 

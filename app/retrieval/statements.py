@@ -68,6 +68,29 @@ def chunks_on_page(session: Session, document_id: uuid.UUID, page: int) -> list[
     ]
 
 
+def table_chunks_on_pages(
+    session: Session, pages: Sequence[tuple[uuid.UUID, int]]
+) -> list[Candidate]:
+    """Returns the chunks of tables that begin on any of `pages` ((document, page) pairs), in
+    each document's order, in one statement."""
+    if not pages:
+        return []
+    return [
+        chunk
+        for chunk, _ in _with_text_above(
+            session,
+            Chunk.table_header_start.is_not(None),
+            or_(
+                *(
+                    (Chunk.document_id == document_id) & (Chunk.page_start == page)
+                    for document_id, page in pages
+                )
+            ),
+            above=False,
+        )
+    ]
+
+
 def _with_text_above(
     session: Session, *where: ColumnElement[bool], above: bool = True
 ) -> list[tuple[Candidate, str]]:
