@@ -292,6 +292,17 @@ def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> An
     return None
 
 
+def worked_out_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
+    """Returns the answer worked out from the filings' statements or a table (a metric, the
+    highest or lowest row, a named cell), the first of them that applies; None when none does
+    and the answer is written from the passages."""
+    return (
+        metric_answer(query, ranked, session)
+        or comparison_answer(query, ranked, session)
+        or cell_lookup(query, ranked, session)
+    )
+
+
 def worked_out_first(
     answer: Answer,
     ranked: Sequence[Candidate],
@@ -349,9 +360,7 @@ def answer_query(
     # ranks first for the answer, before the chunks around it.
     ranked = [*bundle.context.chunks[:1], *bundle.chunks] if bundle.selection else bundle.chunks
     computed = (
-        metric_answer(request.query, ranked, session)
-        or comparison_answer(request.query, ranked, session)
-        or cell_lookup(request.query, ranked, session)
+        worked_out_answer(request.query, ranked, session)
         if bundle.selection is None and settings.synthesis == Synthesis.extractive
         else None
     )

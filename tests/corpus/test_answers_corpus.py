@@ -16,13 +16,7 @@ import pytest
 
 from app.answer import synthesize
 from app.contract.schemas import QueryRequest
-from app.flows.query import (
-    answer_query,
-    cell_lookup,
-    comparison_answer,
-    metric_answer,
-    retrieval_params,
-)
+from app.flows.query import answer_query, retrieval_params, worked_out_answer
 from app.retrieval.pipeline import retrieve_context
 from tests.helpers.corpus import IngestedCorpus
 
@@ -74,11 +68,8 @@ def test_answers_cite_what_they_quote(ingested_docs: IngestedCorpus, question: s
             embedder=runtime.embedder,
         )
         # What the flow works out from a table comes first, as it does there.
-        answer = (
-            metric_answer(question, bundle.chunks, session)
-            or comparison_answer(question, bundle.chunks, session)
-            or cell_lookup(question, bundle.chunks, session)
-            or synthesize(question, bundle.chunks, bundle.context.chunks, runtime.embedder)
+        answer = worked_out_answer(question, bundle.chunks, session) or synthesize(
+            question, bundle.chunks, bundle.context.chunks, runtime.embedder
         )
     assert response.answer == answer.text
     if response.status != "ok":
