@@ -51,6 +51,26 @@ def question_core(text: str) -> str:
     return " ".join(s for s in kept if s)
 
 
+_QUOTED = re.compile(
+    r"(?<![\w'\u2019])['\u2018\"\u201c]([^\W_][^'\u2018\u2019\"\u201c\u201d?!.;:]{0,58}?[^\W_])"
+    r"['\u2019\"\u201d](?![\w'\u2019])"
+)
+"""A term set in quotes, single or double, straight or curly; an apostrophe within a word
+("Kraft Heinz's", "don't") opens none."""
+MAX_QUOTED_WORDS = 6
+
+
+def quoted_terms(text: str) -> list[str]:
+    """Returns the terms a question sets in quotes, "the 'alignment tax'": the reader names
+    them as the documents write them, so a passage that writes one is evidence, however far
+    its vector lies from the question's."""
+    return [
+        term
+        for match in _QUOTED.finditer(text)
+        if len((term := match.group(1)).split()) <= MAX_QUOTED_WORDS
+    ]
+
+
 _FISCAL_YEAR = re.compile(r"\bFY\s?((?:19|20)\d\d)\b", re.IGNORECASE)
 
 

@@ -9,7 +9,8 @@ shares such words with the query gains NAME_BOOST per word (at most MAX_NAMED_WO
 off its score before the top k are chosen: deterministic, and nothing when no name matches.
 
 A date the query writes whole, month, day and year, raises the chunks that hold it by
-DATE_BOOST: of the quarterly filings in one collection, it names one.
+DATE_BOOST: of the quarterly filings in one collection, it names one. So does a term the query
+sets in quotes (QUOTED_BOOST): "What does the Qwen2 report mean by the 'alignment tax'?".
 
 Names the library never mentions: "What is a GAN?", "What was Tesla's revenue in 2022?" over
 documents where no chunk says GAN or Tesla cannot be answered from them, however near their
@@ -42,6 +43,14 @@ in hybrid mode what ranking first in one of the two rankings is worth. Such a da
 filing's period among look-alikes of other quarters; measured on the docs set's 10-Q questions
 (bench/eval_pages.py), one collection hybrid hit@1 0.758 -> 0.783, vector hit@5 0.867 -> 0.925;
 0.3 ranked as high, but left "July 21, 2023" above "July 15, 2022" in the answer."""
+
+QUOTED_BOOST = 0.5
+"""Score taken off a candidate that writes a term the query sets in quotes
+(app.core.questions.quoted_terms) and every name the query gives beside it. The reader names
+the words the passage uses; the one paragraph that defines "alignment tax" lies at cosine 0.22
+from the question, under every chunk of its report, and ranks 4th on the keyword side among
+the 10-Qs' income taxes. The names keep a common word quoted to its document: "What does Cope
+mean by a composer's 'signature'?" raised the 10-Qs' SIGNATURE pages without them."""
 
 _PART = re.compile(r"[^\W\d_]+|\d+")
 _WORD = re.compile(r"[^\W_]+")
@@ -176,6 +185,13 @@ def unheld_phrases(said: Sequence[set[str]], phrases: Sequence[tuple[str, ...]])
         if sought and not any(holds_name(words, name) for words in said for name in sought):
             unheld.append(" ".join(phrase))
     return unheld
+
+
+def holds_phrases(text: str, phrases: Sequence[str]) -> bool:
+    """Whether `text` writes any of `phrases`, word after word, whatever the case, the spaces
+    or the line breaks between them; the last word may go on ("trace trees", "tax's")."""
+    written = f" {' '.join(_WORD.findall(text.lower()))}"
+    return any(f" {' '.join(_WORD.findall(phrase.lower()))}" in written for phrase in phrases)
 
 
 MIN_NAMES_HELD = 2

@@ -11,7 +11,7 @@ from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
-from app.core.questions import fiscal_years_spelled, question_core
+from app.core.questions import fiscal_years_spelled, question_core, quoted_terms
 from app.core.rows import full_dates
 from app.db.models import Chunk
 from app.db.terms import query_term_stats
@@ -28,8 +28,10 @@ from app.retrieval.coverage import COVERAGE_DEPTH, term_coverage
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.names import (
     MIN_NAMES_HELD,
+    QUOTED_BOOST,
     date_boost,
     holds_name,
+    holds_phrases,
     name_boost,
     name_phrases,
     name_query,
@@ -210,8 +212,11 @@ def rank_chunks(
         # nearer to "What is the capital of France?" for the filings that do.
         named = bool(names) and not missing
         named_floor = min(params.min_similarity, params.min_similarity_named)
+        quoted = quoted_terms(query)
 
         def passes(index: int, candidate: Candidate) -> bool:
+            if writes_quoted(candidate, quoted, names):
+                return True
             holding = [holds_name(said[index], name) for name in names] if named else []
             floor = named_floor if any(holding) else params.min_similarity
             all_held = len(holding) >= MIN_NAMES_HELD and all(holding)
@@ -268,13 +273,17 @@ def with_named_documents(
     candidates: list[Candidate], query: str, mode: SearchMode
 ) -> list[Candidate]:
     """Returns the candidates, those whose document the query names or that hold a date it
-    writes whole boosted, and all in the order that makes (app.retrieval.names)."""
+    writes whole or a term it quotes boosted, and all in the order that makes
+    (app.retrieval.names)."""
     words = name_words(query)
     dates = full_dates(query)
+    quoted = quoted_terms(query)
+    names = [word for phrase in name_phrases(query) for word in phrase] if quoted else []
 
     def boost(candidate: Candidate) -> float:
         named = name_boost(words, candidate.document_title, candidate.document_filename)
-        return named + date_boost(dates, candidate_text(candidate))
+        quoting = QUOTED_BOOST if writes_quoted(candidate, quoted, names) else 0.0
+        return named + date_boost(dates, candidate_text(candidate)) + quoting
 
     boosted = [
         replace(candidate, name_boost=gained) if (gained := boost(candidate)) else candidate
@@ -283,6 +292,15 @@ def with_named_documents(
     if not any(candidate.name_boost for candidate in boosted):
         return candidates
     return sorted(boosted, key=lambda candidate: ranking_key(candidate, mode))
+
+
+def writes_quoted(candidate: Candidate, quoted: list[str], names: list[str]) -> bool:
+    """Whether a candidate writes a term the query quotes (app.core.questions.quoted_terms)
+    and, in its own words or its document's name, every name the query gives."""
+    if not quoted or not holds_phrases(candidate_text(candidate), quoted):
+        return False
+    words = text_words(named_text(candidate))
+    return all(holds_name(words, name) for name in names)
 
 
 def retrieve_in_selection(

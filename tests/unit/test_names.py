@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from app.core.questions import quoted_terms
 from app.core.rows import full_dates
 from app.retrieval import names
-from app.retrieval.names import holds_name, name_phrases, name_query, text_words
+from app.retrieval.names import holds_name, holds_phrases, name_phrases, name_query, text_words
+from app.retrieval.pipeline import with_named_documents
+from tests.helpers.chunks import statement_chunk
 
 
 def test_a_name_matches_by_its_parts_and_as_the_text_search_keeps_it_whole() -> None:
@@ -97,3 +102,44 @@ def test_a_company_of_two_words_and_a_year_name_one_filing() -> None:
         words, "MGM Resorts International 10-K 2020", "MGMRESORTS_2020_10K.pdf"
     )
     assert named > other > 0.0
+
+
+def test_a_term_set_in_quotes_is_read_whole_and_an_apostrophe_opens_none() -> None:
+    assert quoted_terms("What does the Qwen2 report mean by the 'alignment tax'?") == [
+        "alignment tax"
+    ]
+    assert quoted_terms("What is \u201cDual Chunk Attention\u201d in Qwen2?") == [
+        "Dual Chunk Attention"
+    ]
+    assert quoted_terms("What does Cope mean by a composer's 'signature'?") == ["signature"]
+    # Possessives and contractions quote nothing, nor does a single letter.
+    assert quoted_terms("Why did Kraft Heinz's sales fall; don't the companies' 'a' rise?") == []
+
+
+def test_a_passage_writes_a_quoted_term_across_lines_and_with_its_last_word_going_on() -> None:
+    assert holds_phrases("to mitigate the alignment\ntax, i.e., the", ["alignment tax"])
+    assert holds_phrases("Trace Trees record hot loops", ["trace tree"])
+    assert not holds_phrases("the tax on alignment", ["alignment tax"])
+    assert not holds_phrases("subtrace tree", ["trace tree"])
+
+
+def test_a_passage_writing_the_quoted_term_rises_only_in_the_document_the_query_names() -> None:
+    query = "What does Cope mean by a composer's 'signature'?"
+    signatures = replace(
+        statement_chunk(1, "SIGNATURE Pursuant to the requirements of the Exchange Act", page=68),
+        distance=0.4,
+    )
+    cope = replace(
+        statement_chunk(2, "Cope looks for the \u201csignature\u201d of a composer", page=4),
+        document_filename="creativity.pdf",
+        document_title="Creativity in ML",
+        distance=0.45,
+    )
+    unquoted = replace(statement_chunk(3, "Cope wrote music with EMI", page=4), distance=0.2)
+    ranked = with_named_documents([unquoted, signatures, cope], query, "vector")
+    assert [candidate.chunk_id for candidate in ranked] == [
+        cope.chunk_id,
+        unquoted.chunk_id,
+        signatures.chunk_id,
+    ]
+    assert ranked[0].name_boost == names.QUOTED_BOOST
