@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
+from app.answer.claims import stem
 from app.core.rows import MONTH
 
 
@@ -155,3 +156,50 @@ def year_asked(text: str, query: str) -> int:
     if not asked or not named:
         return 0
     return 1 if asked & named else -1
+
+
+_HOW_MANY = re.compile(r"\bhow many\b", re.I)
+_NOUN_WORD = re.compile(r"\s*([^\W\d_][\w\-]*|\d[\w\-]*)")
+_NOT_COUNTED = frozenset(
+    {"did", "do", "does", "are", "were", "is", "was", "has", "have", "had", "can", "could",
+     "will", "would", "in", "of", "on", "at", "for", "per", "across", "to", "from", "with",
+     "by", "there", "and", "or", "the", "a", "an"}
+)  # fmt: skip
+COUNTED_NAME_WORDS = 3
+"""What a "how many" counts is named in this many words at most: "how many F-35 aircraft"."""
+_NUMBER = (
+    r"(?:(?<![\w.,])(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
+    r"eleven|twelve|dozens?|hundreds?|thousands?|millions?|billions?))"
+)
+COUNTED_WORDS = 4
+"""How many words may stand between a count and what it counts: "57,500 full- and part-time
+employees"."""
+
+
+def counted_things(query: str) -> list[str]:
+    """Returns what each "how many" of `query` counts, as the stem of the word that names it:
+    "employe" and "countr" for "How many employees did Corning have, and in how many countries?"."""
+    found = []
+    for match in _HOW_MANY.finditer(query):
+        position, named = match.end(), ""
+        for _ in range(COUNTED_NAME_WORDS):
+            word = _NOUN_WORD.match(query, position)
+            if word is None or word.group(1).lower() in _NOT_COUNTED:
+                break
+            named, position = word.group(1), word.end()
+        if named:
+            found.append(stem(named.lower()))
+    return found
+
+
+def states_counts(text: str, things: list[str]) -> bool:
+    """Whether `text` gives a count just before each of `things` (counted_things): "Each of
+    our 57,500 full- and part-time employees in 44 countries" counts employees and countries."""
+    return bool(things) and all(
+        re.search(
+            rf"{_NUMBER}(?:[\s\-]+[^\W\d][\w\-]*){{0,{COUNTED_WORDS}}}?[\s\-]+{re.escape(thing)}",
+            text,
+            re.I,
+        )
+        for thing in things
+    )

@@ -40,7 +40,15 @@ from app.answer.claims import (
     terms,
 )
 from app.answer.extremes import asked_extreme
-from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind, year_asked
+from app.answer.kinds import (
+    Asked,
+    asked_kinds,
+    asks_list,
+    counted_things,
+    holds_kind,
+    states_counts,
+    year_asked,
+)
 from app.answer.units import Span, claim_units, holds_series
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
@@ -97,6 +105,13 @@ CODED_SHARE = 0.1
 """Taken off the answer floor for a claim that writes a name the question writes with symbols
 ("What does the special name ?CURRENT refer to?"): the likeness of a sentence to a question
 says little of such a name, and a text that writes it is about it."""
+
+COUNTED_SHARE = 0.1
+"""Taken off the answer floor for a claim that gives a count just before each thing the
+question asks how many of (kinds.states_counts): "Each of our 57,500 full- and part-time
+employees in 44 countries make an important contribution, whether in one of our ..." answers
+"How many employees did Corning have, and in how many countries?" at cosine 0.42, its words
+spent on what else it says."""
 
 _CODED = re.compile(r"[^\W_]*[_?\-./()#][\w?\-./()#]*[^\W_]")
 """A word with symbols inside or before it ("?CURRENT", "asn1_write_value", "Coca-Cola")."""
@@ -197,11 +212,17 @@ class ScoredUnit:
     no quote settles: the answer worked out from a table did not find one."""
     coded: bool = False
     """It writes a name the question writes with symbols ("?CURRENT", "asn1_write_value")."""
+    counted: bool = False
+    """It counts each thing the question asks how many of (kinds.states_counts)."""
 
     @property
     def answers(self) -> bool:
         telling = self.chunk.term_coverage
-        floor = ANSWER_FLOOR - (CODED_SHARE if self.coded else 0.0)
+        floor = (
+            ANSWER_FLOOR
+            - (CODED_SHARE if self.coded else 0.0)
+            - (COUNTED_SHARE if self.counted else 0.0)
+        )
         return self.similarity + FLOOR_COVERAGE * self.coverage >= floor and (
             telling is None or telling >= FLOOR_TERM_COVERAGE
         )
@@ -389,6 +410,7 @@ def score_units(
     several = asks_list(query)
     compares = asked_extreme(query) is not None
     coded = {word for word in _CODED.findall(query) if is_code_name(word)}
+    counted = counted_things(query)
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
     found = []
     for chunk in context:
@@ -423,7 +445,7 @@ def score_units(
                     worth, 0.0, coverage, kind, rank, 0.0, chunk, claim.parts, text, words,
                     claim.headed, own >= ECHO_SHARE * len(words),
                     several and claim.kind != "list" and not holds_series(shown), compares,
-                    any(word in shown for word in coded),
+                    any(word in shown for word in coded), states_counts(shown, counted),
                 )
             )  # fmt: skip
     found.sort(key=_order)

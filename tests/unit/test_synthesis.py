@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from app.answer.claims import EMPTY_ANSWER, sentence_pages, shown_text, source_label, stem, terms
-from app.answer.kinds import Asked, asked_kinds, holds_kind, year_asked
+from app.answer.kinds import (
+    Asked,
+    asked_kinds,
+    counted_things,
+    holds_kind,
+    states_counts,
+    year_asked,
+)
 from app.answer.synthesis import (
     CALIBRATED_TRUSTED,
     EMBEDDED_UNITS,
@@ -537,3 +544,23 @@ def test_a_claim_writing_the_code_name_asked_about_answers_at_a_lower_floor(
     # A company's name with a hyphen is no code.
     assert all(map(is_code_name, ["?CURRENT", "asn1_write_value", "Qwen2-72B"]))
     assert not is_code_name("Coca-Cola") and not is_code_name("C-Eval")
+
+
+def test_a_claim_counting_each_thing_asked_how_many_of_answers_at_a_lower_floor(
+    embedder: Embedder,
+) -> None:
+    overview = chunk(
+        44,
+        "Each of our 57,500 full- and part-time employees in 44 countries make an important "
+        "contribution, whether in one of our manufacturing or processing facilities, research "
+        "labs, sales offices or other facilities.",
+    )
+    question = "How many employees did Corning have, and in how many countries, in FY2022?"
+    assert counted_things(question) == ["employe", "countr"]
+    answer = synthesize(question, [overview], [overview], embedder)
+    assert "57,500" in answer.text
+    # A count must stand before the thing it counts, and a year counts nothing.
+    assert states_counts("we delivered 142 F-35 aircraft", counted_things("How many aircraft?"))
+    assert not states_counts("aircraft delivered: 142", ["aircraft"])
+    assert not states_counts("In 2021 aircraft deliveries rose", ["aircraft"])
+    assert counted_things("How many of the zones are there?") == []
