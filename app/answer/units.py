@@ -314,7 +314,30 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
                 units[-1] = Unit(((units[-1].parts[0][0], end),), "sentence")
             else:
                 units.append(Unit(((start, end),), "sentence"))
+    if beginning is not None and beginning == sentences[-1]:
+        units += _cut_off(content, beginning)
     return units
+
+
+CUT_OFF_WORDS = 30
+"""A sentence the chunk ends inside of is quoted when it has this many words: one too long for
+a chunk, cut by the chunker, not a line the chunk happens to end on."""
+_CLAUSE_END = re.compile(r"[;,](?=\s)")
+
+
+def _cut_off(content: str, span: Span) -> list[Unit]:
+    """Returns the unit quoting a long sentence the chunk ends inside of, up to the last of its
+    clauses or list items that ends in its second half ("... operating revenues increased $161
+    million primarily due to: (i) $122 million increase from authorized rate increases, ...;
+    (ii) $36 million increase from ... acquisitions"), or none."""
+    start, end = span
+    text = content[start:end]
+    if len(_WORD.findall(text)) < CUT_OFF_WORDS or not _prose(_WORD.findall(text)):
+        return []
+    ends = [m for m in _CLAUSE_END.finditer(text) if 2 * m.start() >= len(text)]
+    # A semicolon parts the items of a sentence's list; a comma may part an item's words.
+    ends = [m for m in ends if m.group() == ";"] or ends
+    return [Unit(((start, start + ends[-1].start()),), "sentence")] if ends else []
 
 
 def _showing_code(content: str, sentences: list[Span], index: int) -> list[Span]:

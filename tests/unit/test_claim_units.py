@@ -264,3 +264,21 @@ def test_a_sentence_that_shows_a_command_is_quoted_with_it() -> None:
             "vector v of length 11.",
         ),
     ]
+
+
+def test_a_long_sentence_the_chunk_ends_inside_of_is_quoted_up_to_its_last_item() -> None:
+    content = (
+        "Operating revenues rose.\n\nIn 2020, as compared to 2019, operating revenues increased "
+        "$161 million primarily due to: (i) $122 million increase from authorized rate increases, "
+        "including infrastructure surcharges, principally from infrastructure investment in "
+        "various states; (ii) $36 million increase from water and wastewater acquisitions, as "
+        "well as organic growth in existing systems; (iii) $16 million increase in demand, "
+        "primarily driven by (a) weather, including warmer and drier than normal weather in the"
+    )
+    quoted = [shown_text(content, unit.parts) for unit in claim_units(content, None)]
+    assert quoted[-1].startswith("In 2020, as compared to 2019")
+    assert quoted[-1].endswith("organic growth in existing systems")
+    # A short line the chunk ends on is no sentence cut by the chunker.
+    assert claim_units("Operating revenues rose.\n\nSee the table of revenues for", None)[-1:] == (
+        claim_units("Operating revenues rose.", None)
+    )
