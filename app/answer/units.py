@@ -74,9 +74,10 @@ _ENDS_DATED = re.compile(r"\b(?:19|20)\d\d$")
 """A statement that ends in a year with no stop is whole all the same: a cover page's
 "10,334,030,586 shares of common stock, par value $0.01 per share, outstanding as of October 18,
 2023"."""
-_ANAPHORA = re.compile(r"^(?:These|Those|Such)\s+[a-z]+\b(?! of\b)")
+_ANAPHORA = re.compile(r"^(?:(?:These|Those|Such)\s+[a-z]+\b(?! of\b)|For (?:example|instance),)")
 """A sentence that names its subject only by pointing back ("These strategies enable the
-model to process sequences of up to 131,072 tokens") is quoted with the sentence before it,
+model to process sequences of up to 131,072 tokens"), or that gives an example of the one
+before ("For example, conduct scanning at write, ..."), is quoted with the sentence before it,
 which says what they are. Singular "This ..." often names the document itself ("This proposed
 AD would apply ..."): joined too, it made two wrong answers confident on bench/data."""
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)

@@ -215,6 +215,14 @@ def test_a_sentence_that_points_back_is_quoted_with_what_it_points_to() -> None:
     assert len(shown(this)) == 2
 
 
+def test_an_example_is_quoted_with_the_sentence_it_is_an_example_of() -> None:
+    text = (
+        "HPC systems may consider alternate options for malware scanning. For example, conduct "
+        "scanning at write, and conduct subsequent batch scanning at read."
+    )
+    assert shown(text) == [("sentence", text)]
+
+
 def test_a_sentence_that_shows_a_command_is_quoted_with_it() -> None:
     content = (
         "R has an inbuilt help facility similar to the man facility of UNIX. To get more "
