@@ -58,6 +58,7 @@ _QUOTED = re.compile(
 """A term set in quotes, single or double, straight or curly; an apostrophe within a word
 ("Kraft Heinz's", "don't") opens none."""
 MAX_QUOTED_WORDS = 6
+"""A quoted stretch of more words than this is a quotation, not a term."""
 
 
 def quoted_terms(text: str) -> list[str]:
