@@ -13,7 +13,7 @@ what it says), or a sentence that is mostly a table's cells.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.core.rows import NUMERIC_CELL, full_dates, is_period_line, row_kind, table_like
@@ -132,8 +132,37 @@ def claim_units(
     else:
         rows = table_row_units(content, table_header_end)
     row_lines = [unit.parts[-1] for unit in rows]
-    units = sentence_units(content, page_break, row_lines)
+    units = declared(content, page_break, sentence_units(content, page_break, row_lines))
     return sorted([*units, *rows], key=lambda unit: unit.parts[-1])
+
+
+_DECLARATION = re.compile(
+    r"(?:[A-Za-z_]\w*[\s*]+)+(?P<name>[A-Za-z_]\w*)\s?\([^()]*"
+    r"(?:\)(?P<category>\s*\[[A-Z][\w ]*\])?|(?P<cut>\s*\[[A-Z][\w ]*\]))"
+)
+"""A function's declaration standing as a paragraph of its own in a reference manual: its type,
+its name, its parameters, and in a GNU manual its category ("const char * asn1_check_version
+(const char * req_version) [Function]"), after which a long list of parameters may go on in
+the next paragraph ("void asn1_print_structure (FILE * out, asn1 node const [Function]")."""
+
+
+def declared(content: str, page_break: int | None, units: list[Unit]) -> list[Unit]:
+    """Returns the sentence units, each that stands below a function's declaration in the
+    chunk quoted after the nearest one above it: "Check that the version of the library is at
+    minimum the requested one ..." says what asn1_check_version does, and names it nowhere."""
+    declarations = [
+        (start, stop)
+        for start, stop in paragraph_spans(content, page_break)
+        if (found := _DECLARATION.fullmatch(" ".join(content[start:stop].split())))
+        and (found.group("category") or found.group("cut") or "_" in found.group("name"))
+    ]
+    if not declarations:
+        return units
+    quoted = []
+    for unit in units:
+        above = [span for span in declarations if span[1] <= unit.parts[0][0]]
+        quoted.append(replace(unit, parts=(above[-1], *unit.parts)) if above else unit)
+    return quoted
 
 
 # Tables

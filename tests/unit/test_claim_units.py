@@ -290,3 +290,23 @@ def test_a_long_sentence_the_chunk_ends_inside_of_is_quoted_up_to_its_last_item(
     assert claim_units("Operating revenues rose.\n\nSee the table of revenues for", None)[-1:] == (
         claim_units("Operating revenues rose.", None)
     )
+
+
+def test_a_sentence_below_a_functions_declaration_is_quoted_after_it() -> None:
+    declaration = "const char * asn1_check_version (const char * req_version) [Function]"
+    content = (
+        f"Returns: the search result.\n\n{declaration}\n\nreq version: Required version "
+        "number, or NULL .\nCheck that the version of the library is at minimum the requested "
+        "one and return the version string."
+    )
+    quoted = [text for _, text in shown(content)]
+    assert quoted[0] == "Returns: the search result."
+    assert quoted[-1].startswith(declaration + " ")
+    assert quoted[-1].endswith("return the version string.")
+    # A declaration whose parameters go on below its category, as PyMuPDF reads a long one.
+    cut = "void asn1_print_structure (FILE * out, asn1 node const [Function]"
+    below = f"{cut}\n\nPrints on the out file descriptor the structure's tree from the name."
+    assert shown(below)[-1][1].startswith(cut + " Prints")
+    # A sentence's words with brackets are no declaration.
+    plain = "The function returns (x)\n\nIt is called with a vector of numbers."
+    assert [text for _, text in shown(plain)] == ["It is called with a vector of numbers."]
