@@ -113,6 +113,12 @@ employees in 44 countries make an important contribution, whether in one of our 
 "How many employees did Corning have, and in how many countries?" at cosine 0.42, its words
 spent on what else it says."""
 
+CODE_TERM_SHARE = 0.1
+"""Taken off the floor of the question's terms a claim's chunk must hold (FLOOR_TERM_COVERAGE)
+when the question asks how to do something and the claim shows code: "> sink("record.lis") will
+divert all subsequent output from the console to an external file" answers "How can I send R's
+output to a file instead of the console, and switch it back?" in words of its own."""
+
 _CODED = re.compile(r"[^\W_]*[_?\-./()#][\w?\-./()#]*[^\W_]")
 """A word with symbols inside or before it ("?CURRENT", "asn1_write_value", "Coca-Cola")."""
 
@@ -214,6 +220,8 @@ class ScoredUnit:
     """It writes a name the question writes with symbols ("?CURRENT", "asn1_write_value")."""
     counted: bool = False
     """It counts each thing the question asks how many of (kinds.states_counts)."""
+    shows_code: bool = False
+    """The question asks how to do something or which function does it, and it shows code."""
 
     @property
     def answers(self) -> bool:
@@ -223,8 +231,9 @@ class ScoredUnit:
             - (CODED_SHARE if self.coded else 0.0)
             - (COUNTED_SHARE if self.counted else 0.0)
         )
+        telling_floor = FLOOR_TERM_COVERAGE - (CODE_TERM_SHARE if self.shows_code else 0.0)
         return self.similarity + FLOOR_COVERAGE * self.coverage >= floor and (
-            telling is None or telling >= FLOOR_TERM_COVERAGE
+            telling is None or telling >= telling_floor
         )
 
     @property
@@ -446,6 +455,7 @@ def score_units(
                     claim.headed, own >= ECHO_SHARE * len(words),
                     several and claim.kind != "list" and not holds_series(shown), compares,
                     any(word in shown for word in coded), states_counts(shown, counted),
+                    Asked.CODE in kinds and kind > 0,
                 )
             )  # fmt: skip
     found.sort(key=_order)

@@ -564,3 +564,20 @@ def test_a_claim_counting_each_thing_asked_how_many_of_answers_at_a_lower_floor(
     assert not states_counts("aircraft delivered: 142", ["aircraft"])
     assert not states_counts("In 2021 aircraft deliveries rose", ["aircraft"])
     assert counted_things("How many of the zones are there?") == []
+
+
+def test_code_shown_for_a_how_to_question_needs_fewer_of_its_words_in_the_chunk(
+    embedder: Embedder,
+) -> None:
+    diversion = chunk(
+        45,
+        '> sink("record.lis")\nwill divert all subsequent output from the console to an '
+        "external file, record.lis. The command\n\n> sink()\nrestores it to the console "
+        "once again.",
+        term_coverage=0.38,
+    )
+    question = "How can I send R's output to a file instead of the console, and switch it back?"
+    assert "sink" in synthesize(question, [diversion], [diversion], embedder).text
+    # The same chunk holding as little of a question that asks for no code does not answer it.
+    told = "Where does R's output go instead of the console when it is switched to a file?"
+    assert synthesize(told, [diversion], [diversion], embedder) == EMPTY_ANSWER
