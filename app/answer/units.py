@@ -281,14 +281,24 @@ def _merged(parts: list[Span], content: str) -> list[Span]:
 # Sentences, lead-ins and joined fragments
 
 
+CAPTION_LABEL_WORDS = 3
+"""A caption's first sentence this short is its label alone ("Table 2."), its title next."""
+
+
 def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) -> list[Unit]:
     """Returns the quotable sentences of `content`, lead-ins with their items, and sentences
     cut by a figure joined to their beginning."""
     sentences: list[Span] = []
     for start, stop in paragraph_spans(content, page_break):
+        spans = split_sentences(content[start:stop])
         if _CAPTION.match(content[start:stop]):
-            continue
-        for a, b in _lead_ins_apart(content[start:stop], split_sentences(content[start:stop])):
+            # A caption's label and title ("Table 15: Contamination Analysis.", or "Table 2."
+            # then "Results of the models on every benchmark we ran.") are no claim;
+            # what it goes on to say may be ("The contaminated samples in this table are
+            # identified using a strict criterion: any test sample with a 13-gram overlap ...").
+            label = content[start + spans[0][0] : start + spans[0][1]] if spans else ""
+            spans = spans[2:] if len(_WORD.findall(label)) <= CAPTION_LABEL_WORDS else spans[1:]
+        for a, b in _lead_ins_apart(content[start:stop], spans):
             if sentences and _BARE_MARK.fullmatch(content[slice(*sentences[-1])]):
                 sentences[-1] = (sentences[-1][0], start + b)  # "1." and its item's sentence
             else:

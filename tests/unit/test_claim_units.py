@@ -310,3 +310,16 @@ def test_a_sentence_below_a_functions_declaration_is_quoted_after_it() -> None:
     # A sentence's words with brackets are no declaration.
     plain = "The function returns (x)\n\nIt is called with a vector of numbers."
     assert [text for _, text in shown(plain)] == ["It is called with a vector of numbers."]
+
+
+def test_what_a_caption_goes_on_to_say_after_its_label_and_title_is_quoted() -> None:
+    caption = (
+        "Table 15: Contamination Analysis. The contaminated samples in this table are identified "
+        "using a strict criterion: any test sample with a 13-gram overlap with the pre-training "
+        "or post-training data is considered contaminated."
+    )
+    assert [text for _, text in shown(caption)] == [caption.split("Analysis. ")[1]]
+    # A label standing alone as a sentence ("Table 2.") leaves the title next to it unquoted.
+    assert shown("Table 2. Results of the models. We ran every benchmark three times.") == [
+        ("sentence", "We ran every benchmark three times.")
+    ]
