@@ -372,7 +372,8 @@ def _cut_off(content: str, span: Span) -> list[Unit]:
     (ii) $36 million increase from ... acquisitions"), or none."""
     start, end = span
     text = content[start:end]
-    if len(_WORD.findall(text)) < CUT_OFF_WORDS or not _prose(_WORD.findall(text)):
+    words = _WORD.findall(text)
+    if len(words) < CUT_OFF_WORDS or not _prose(words):
         return []
     ends = [m for m in _CLAUSE_END.finditer(text) if 2 * m.start() >= len(text)]
     # A semicolon parts the items of a sentence's list; a comma may part an item's words.
