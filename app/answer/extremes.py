@@ -36,7 +36,6 @@ from app.core.chunks import Candidate
 from app.core.records import PageText
 from app.core.rows import (
     MONTH,
-    NUMERIC_CELL,
     is_period_line,
     is_unit_line,
     row_kind,
@@ -50,6 +49,8 @@ _EXTREME = re.compile(
     re.I,
 )
 _LOWEST = ("lowest", "smallest", "least")
+_LEADING_PREPOSITION = re.compile(r"^(?:by|in|of|to|for)\s+", re.I)
+"""What leads the measure asked and is no part of it ("largest by net revenue")."""
 _YEAR = re.compile(r"\b(?:FY\s?)?((?:19|20)\d\d)\b", re.I)
 _GENERIC = frozenset({"value", "amount", "total", "figure", "number", "level", "balance"})
 """Words of a measure that any table's title may leave unsaid ("notional value" of a table of
@@ -61,8 +62,11 @@ derivative instruments:")."""
 
 _LINE = re.compile(r"[^\n]+")
 _WORD = re.compile(r"\S+")
-_NOT_COMPARED = re.compile(r"(?:total|reconciling|eliminations?|adjustments?)\b", re.I)
-"""What is never one of the things compared: a total, reconciling items."""
+_NOT_COMPARED = re.compile(
+    r"(?:total|reconciling|eliminations?|adjustments?)\b|.*\bunallocated\b", re.I
+)
+"""What is never one of the things compared: a total, reconciling items, what no segment
+holds ("Corporate unallocated expenses")."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,8 @@ class ExtremeQuestion:
     measure: frozenset[str]
     """The measure's terms (app.answer.claims.terms), generic words ("value") left out."""
     year: int
+    named: str
+    """The measure as the question writes it ("net revenue"), as the answer names it."""
     period: Period | None = None
     """The period the question writes out ("the quarter ended March 31, 2023"): its column is
     compared where a quarterly report's header tells it (app.answer.metrics.column_periods)."""
@@ -92,32 +98,39 @@ class ExtremeQuestion:
         return kept
 
 
-def asked_extreme(question: str) -> ExtremeQuestion | None:
-    """Returns the comparison `question` asks for; None when it asks which has the highest or
-    lowest of nothing it names, or names no year."""
-    found = _EXTREME.search(question)
+def asked_extremes(question: str) -> list[ExtremeQuestion]:
+    """Returns the comparisons `question` asks for, in its order ("Which of PepsiCo's divisions
+    was the largest by net revenue in FY2021, and which earned the most operating profit?"
+    asks two, of the same year); none when it names no year, and none of an ask that names
+    nothing it compares."""
     years = _YEAR.findall(question)
-    if found is None or not years:
-        return None
+    if not years:
+        return []
     period = asked_period(question)
-    measure = terms(found.group("measure")) - _GENERIC
-    if not measure:
-        return None
-    return ExtremeQuestion(
-        highest=found.group("extreme").lower() not in _LOWEST,
-        measure=frozenset(measure),
-        year=period.ended[0] if period else int(years[-1]),
-        period=period,
-        # "In 2021 Q1" writes out no period: its year's columns are read as before (a table
-        # whose column groups are the things compared reads the quarter's first).
-        quarterly=period is not None and asks_part_of_year(question),
-    )
+    asks = []
+    for found in _EXTREME.finditer(question):
+        measure = terms(found.group("measure")) - _GENERIC
+        if measure:
+            asks.append(
+                ExtremeQuestion(
+                    highest=found.group("extreme").lower() not in _LOWEST,
+                    measure=frozenset(measure),
+                    year=period.ended[0] if period else int(years[-1]),
+                    named=_LEADING_PREPOSITION.sub("", found.group("measure")),
+                    period=period,
+                    # "In 2021 Q1" writes out no period: its year's columns are read as before
+                    # (a table whose column groups are the things compared reads the
+                    # quarter's first).
+                    quarterly=period is not None and asks_part_of_year(question),
+                )
+            )
+    return asks
 
 
-def extreme_answer(
+def table_extreme(
     asked: ExtremeQuestion, table: Sequence[tuple[Candidate, str]], page_before: str = ""
-) -> Answer | None:
-    """Returns the answer naming the row of the block of rows of `table` (the chunks of one
+) -> Comparison | None:
+    """Returns the comparison naming the row of the block of rows of `table` (the chunks of one
     table, or one chunk, in their order, each with its page's text above it) titled with the
     measure asked that holds two rows or more with a figure for the year (or the period the
     question writes out), totals aside: of several, the one the measure titles most nearly
@@ -143,7 +156,7 @@ def extreme_answer(
     # "Segment results: Revenue ... Operating income" titles its first block (revenue) too,
     # where the line "Operating income" titles its own.
     rows = max(titled, key=lambda each: each[0])[1]
-    return _answer(asked, [_row_compared(asked, row) for row in rows])
+    return _comparison(asked, [_row_compared(asked, row) for row in rows])
 
 
 def _blocks(
@@ -198,6 +211,23 @@ def _titling(line: str) -> bool:
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """Which of the things compared holds the extreme asked, said with every figure compared,
+    and the quotes of the rows they stand in."""
+
+    statement: str
+    quotes: list[Quote]
+
+
+def compared_answer(comparisons: Sequence[Comparison]) -> Answer:
+    """Returns the answer stating each comparison, one after another, then quoting the rows
+    they read, each row once."""
+    quotes = [quote for comparison in comparisons for quote in comparison.quotes]
+    statement = "; ".join(comparison.statement for comparison in comparisons)
+    return worked_out(statement, list(dict.fromkeys(quotes)))
+
+
+@dataclass(frozen=True)
 class Compared:
     """One of the things compared: its name, its figure for the year, and what quotes it."""
 
@@ -220,20 +250,31 @@ def _row_compared(asked: ExtremeQuestion, row: Row) -> Compared:
 
 def column_extreme(
     asked: ExtremeQuestion, page: PageText, chunks: Sequence[Candidate]
-) -> Answer | None:
-    """Returns the answer naming the column group of a table on `page` that holds the highest
-    or lowest figure of the measure asked, for a table whose rows are measures and whose
-    column groups are the things compared ("Consumer & Community Banking", "Corporate &
-    Investment Bank", ... each over "2021 2020 Change"); None when the page holds none.
+) -> Comparison | None:
+    """Returns the comparison naming which of the things compared in a table on `page` holds the
+    highest or lowest figure of the measure asked, where the table's columns stand in groups
+    under a line of years; None when the page holds no such table.
 
-    Which figure stands under which group is read from where they stand on the page: each
-    column of the year asked begins a group, the words of the heads above (on one line or
-    several) name the group they stand over, and each group takes the figure of the measure's
-    row nearest to its column. `chunks` are the page's chunks, which quote the rows; a group's
-    first figure, in page order, counts (a quarter's table before the six months'). Totals and
-    reconciling items are no things compared.
+    The groups are the things compared, and a row the measure ("Consumer & Community
+    Banking", "Corporate & Investment Bank", ... each over "2021 2020 Change"); or the groups
+    are measures and the rows the things compared ("Net Revenue" and "Operating Profit", each
+    over "2021 2020 2019", beside each of PepsiCo's divisions). Which figure stands under which
+    group is read from where they stand on the page: each column of the year asked begins a
+    group, the words of the heads above (on one line or several) name the group they stand
+    over, and a row's figure under a group is the one nearest to its column. `chunks` are the
+    page's chunks, which quote the rows. Totals and reconciling items are no things compared.
     """
     lines = [(m.start(), m.end()) for m in _LINE.finditer(page.text)]
+    return _groups_compared(asked, page, lines, chunks) or _rows_compared(
+        asked, page, lines, chunks
+    )
+
+
+def _groups_compared(
+    asked: ExtremeQuestion, page: PageText, lines: Sequence[Span], chunks: Sequence[Candidate]
+) -> Comparison | None:
+    """Returns the comparison of the column groups of the measure's row; a group's first
+    figure, in page order, counts (a quarter's table before the six months')."""
     rows: list[tuple[int, int, list[tuple[float, float]]]] = []
     for number, (start, end) in enumerate(lines):
         label = row_label(page.text[start:end])
@@ -251,22 +292,82 @@ def column_extreme(
         if extra > fewest or chunk is None or heads is None or len(cells) < len(heads[1]):
             continue
         head_lines, names = heads
-        row = (start - chunk.page_span_start, end - chunk.page_span_start)
-        if all(_holds(chunk, *line) for line in head_lines):
-            parts = (
-                *((a - chunk.page_span_start, b - chunk.page_span_start) for a, b in head_lines),
-                row,
-            )
-            quote = Quote(chunk, parts, shown_text(chunk.content, parts), COMPUTED_CONFIDENCE)
-        else:
-            shown = shown_text(page.text, (*head_lines, (start, end)))
-            header = (head_lines[0][0], head_lines[-1][1])
-            quote = Quote(chunk, (row,), shown, COMPUTED_CONFIDENCE, header)
+        quote = _headed_row(page, chunk, head_lines, (start, end))
         for name, x in names:
-            value = min(cells, key=lambda cell: abs(cell[1] - x))[0]
             if name not in found and not _NOT_COMPARED.match(name):
-                found[name] = Compared(name, value, quote)
-    return _answer(asked, list(found.values())) if len(found) >= 2 else None
+                found[name] = Compared(name, _nearest(cells, x), quote)
+    return _comparison(asked, list(found.values())) if len(found) >= 2 else None
+
+
+def _rows_compared(
+    asked: ExtremeQuestion, page: PageText, lines: Sequence[Span], chunks: Sequence[Candidate]
+) -> Comparison | None:
+    """Returns the comparison of the rows of the first table on the page that has a column
+    group named by the measure (the group's name holding fewest other words, of several), each
+    row by its figure under that group's column of the year."""
+    tables: dict[int, list[Compared]] = {}
+    for number, (start, end) in enumerate(lines):
+        label = row_label(page.text[start:end])
+        cells = _cells(page, start + len(label), end)
+        # A row of bare figures is labelled by the line above it, past a note's marker
+        # ("AMESA" / "(a)" / "6,078 4,573 ...").
+        above = None if label else _label_line(page.text, lines[:number])
+        if above is not None:
+            start, label = above, " ".join(page.text[above : lines[number - 1][1]].split())
+        label = _MARKED.sub("", label)
+        chunk = next((c for c in chunks if _holds(c, start, end)), None)
+        if len(cells) < 2 or chunk is None or _NOT_COMPARED.match(label):
+            continue
+        heads = _column_heads(asked.year, page, lines[:number])
+        if heads is None or len(cells) < len(heads[1]):
+            continue
+        head_lines, names = heads
+        measured = [
+            (len(terms(name) - asked.measure), x)
+            for name, x in names
+            if asked.measure <= terms(name)
+        ]
+        compared = tables.setdefault(head_lines[0][0], [])
+        if measured and label not in {each.name for each in compared}:
+            quote = _headed_row(page, chunk, head_lines, (start, end))
+            compared.append(Compared(label, _nearest(cells, min(measured)[1]), quote))
+    found = next((compared for compared in tables.values() if len(compared) >= 2), None)
+    return _comparison(asked, found) if found else None
+
+
+_MARKED = re.compile(r"(?:\s*\([a-z0-9]\))+$")
+"""Note markers after a row's label: "AMESA (a)"."""
+
+
+def _label_line(text: str, lines: Sequence[Span]) -> int | None:
+    """Returns where the label of a row of bare figures begins: the line above it, or above the
+    note markers standing between; None when that line is no label (figures, or nothing)."""
+    for start, end in reversed(lines):
+        line = text[start:end].strip()
+        if not _MARKED.fullmatch(f" {line}"):
+            return start if re.search(r"[A-Za-z]", line) and row_kind(line) is None else None
+    return None
+
+
+def _headed_row(page: PageText, chunk: Candidate, head_lines: Sequence[Span], row: Span) -> Quote:
+    """Returns the quote of a row of the table on `page` under its heads' lines: the heads
+    quoted with it where the row's chunk holds them, else named as its header."""
+    start, end = row
+    within = (start - chunk.page_span_start, end - chunk.page_span_start)
+    if all(_holds(chunk, *line) for line in head_lines):
+        parts = (
+            *((a - chunk.page_span_start, b - chunk.page_span_start) for a, b in head_lines),
+            within,
+        )
+        return Quote(chunk, parts, shown_text(chunk.content, parts), COMPUTED_CONFIDENCE)
+    shown = shown_text(page.text, (*head_lines, row))
+    header = (head_lines[0][0], head_lines[-1][1])
+    return Quote(chunk, (within,), shown, COMPUTED_CONFIDENCE, header)
+
+
+def _nearest(cells: Sequence[tuple[float, float]], x: float) -> float:
+    """Returns the figure of the cell nearest to `x`."""
+    return min(cells, key=lambda cell: abs(cell[1] - x))[0]
 
 
 HEAD_LINES = 15
@@ -371,13 +472,13 @@ def _cells(page: PageText, start: int, end: int) -> list[tuple[float, float]]:
     """Returns the figures of a row after its label, each with its centre."""
     cells = []
     for m in _WORD.finditer(page.text[start:end]):
-        value = figure_value(m.group()) if NUMERIC_CELL.match(m.group()) else None
+        value = figure_value(m.group())
         if value is not None:
             cells.append((value, _centre(page, start + m.start(), start + m.end())))
     return cells
 
 
-def _answer(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Answer:
+def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Comparison:
     extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
     word = "highest" if asked.highest else "lowest"
     listed = ", ".join(f"{each.name} {shown_figure(each.value)}" for each in compared)
@@ -385,7 +486,8 @@ def _answer(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Answer:
     if asked.quarterly and asked.period is not None:
         shown = asked.period.shown()
         when = f"the {shown[0].lower()}{shown[1:]}" if asked.period.months else shown
-    return worked_out(
-        f"{extreme.name}, {shown_figure(extreme.value)} in {when}: the {word} of {listed}",
+    return Comparison(
+        f"{extreme.name}, {shown_figure(extreme.value)} in {when}: the {word} {asked.named} of "
+        f"{listed}",
         list(dict.fromkeys(each.quote for each in compared)),
     )

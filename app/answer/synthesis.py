@@ -39,7 +39,7 @@ from app.answer.claims import (
     shown_text,
     terms,
 )
-from app.answer.extremes import asked_extreme
+from app.answer.extremes import asked_extremes
 from app.answer.kinds import (
     Asked,
     asked_kinds,
@@ -417,7 +417,7 @@ def score_units(
     kinds = asked_kinds(query)
     causes = Asked.REASON in kinds
     several = asks_list(query)
-    compares = asked_extreme(query) is not None
+    compares = bool(asked_extremes(query))
     coded = {word for word in _CODED.findall(query) if is_code_name(word)}
     counted = counted_things(query)
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}

@@ -19,7 +19,14 @@ from app.answer import (
     synthesize_with_model,
 )
 from app.answer.cells import cell_answer
-from app.answer.extremes import asked_extreme, column_extreme, extreme_answer
+from app.answer.extremes import (
+    Comparison,
+    ExtremeQuestion,
+    asked_extremes,
+    column_extreme,
+    compared_answer,
+    table_extreme,
+)
 from app.answer.llm import ChatFailed
 from app.answer.metrics import LINE_ITEMS, asked_metric, computed_answer
 from app.contract.schemas import (
@@ -235,33 +242,42 @@ def statement_documents(ranked: Sequence[Candidate], latest_year: int) -> list[u
 
 
 def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
-    """Returns the answer naming which row of a ranked chunk's table, read whole (or which
-    column group of a table on its page), holds the highest or lowest figure `query` asks for
-    (app.answer.extremes), the best ranked first; None when it asks for no comparison, or no
-    ranked table holds one."""
-    asked = asked_extreme(query)
-    if asked is None:
-        return None
+    """Returns the answer naming, for each comparison `query` asks for, which row of a ranked
+    chunk's table, read whole (or which column group of a table on its page), holds the
+    highest or lowest figure asked (app.answer.extremes), the best ranked first; None when it
+    asks for no comparison, or no ranked table holds one it asks."""
+    found = [
+        comparison
+        for asked in asked_extremes(query)
+        if (comparison := ranked_comparison(asked, ranked, session)) is not None
+    ]
+    return compared_answer(found) if found else None
+
+
+def ranked_comparison(
+    asked: ExtremeQuestion, ranked: Sequence[Candidate], session: Session
+) -> Comparison | None:
+    """Returns the comparison `asked` of the best ranked chunk's table or page that holds one."""
     tables: set[tuple[uuid.UUID, int, tuple[int, int] | uuid.UUID]] = set()
     read: set[tuple[uuid.UUID, int]] = set()
     for chunk in ranked:
         page = (chunk.document_id, chunk.page_start)
         # The chunks of one table are read together, once.
         table = (*page, chunk.table_header or chunk.chunk_id)
-        answer = None
+        comparison = None
         if table not in tables:
             tables.add(table)
             before = page_end(session, chunk.document_id, chunk.page_start - 1)
-            answer = extreme_answer(asked, table_chunks(session, chunk), before)
-        if answer is None and page not in read:
+            comparison = table_extreme(asked, table_chunks(session, chunk), before)
+        if comparison is None and page not in read:
             read.add(page)
             stored = stored_pages(
                 session=session, document_id=chunk.document_id, numbers=[chunk.page_start]
             )
             on_page = chunks_on_page(session, *page)
-            answer = column_extreme(asked, stored[0], on_page) if stored else None
-        if answer is not None:
-            return answer
+            comparison = column_extreme(asked, stored[0], on_page) if stored else None
+        if comparison is not None:
+            return comparison
     return None
 
 

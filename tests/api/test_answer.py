@@ -238,7 +238,8 @@ def test_which_row_holds_the_lowest_figure_is_read_from_its_table(client: TestCl
 
     assert body["status"] == "ok"
     assert body["answer"].startswith(
-        "Space, 1,134 in 2022: the lowest of Aeronautics 2,799, Space 1,134, Rotors 1,798 [1] "
+        "Space, 1,134 in 2022: the lowest operating profit of Aeronautics 2,799, Space 1,134, "
+        "Rotors 1,798 [1] "
     )
     assert "Space 1,134 1,149 [1]" in body["answer"]
     assert body["sources"] == ["acme-10k.pdf, p. 1"]

@@ -6,10 +6,29 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from app.answer.extremes import asked_extreme, column_extreme, extreme_answer
+from app.answer.claims import Answer, terms
+from app.answer.extremes import (
+    Comparison,
+    ExtremeQuestion,
+    asked_extremes,
+    column_extreme,
+    compared_answer,
+    table_extreme,
+)
 from app.pdf.reader import extract_page
 from tests.helpers.chunks import statement_chunk
 from tests.helpers.corpus import corpus_path
+
+
+def asked_extreme(question: str) -> ExtremeQuestion | None:
+    """Returns the first comparison `question` asks for."""
+    asks = asked_extremes(question)
+    return asks[0] if asks else None
+
+
+def answered(comparison: Comparison | None) -> Answer | None:
+    return compared_answer([comparison]) if comparison else None
+
 
 NOTIONAL_ABOVE = (
     "We do not hold derivatives for trading purposes.\n"
@@ -68,12 +87,12 @@ def test_questions_that_ask_no_comparison(question: str) -> None:
 def test_the_row_with_the_highest_figure_of_the_year_and_every_row_compared() -> None:
     asked = asked_extreme(QUESTION)
     assert asked is not None
-    answer = extreme_answer(asked, [(NOTIONAL, NOTIONAL_ABOVE)])
+    answer = answered(table_extreme(asked, [(NOTIONAL, NOTIONAL_ABOVE)]))
     assert answer is not None
     assert answer.text.startswith(
-        "Cross currency swaps, 32,502 in 2021: the highest of Interest rate swaps 19,779, "
-        "Cross currency swaps 32,502, Forward starting interest rate swaps 1,000, Foreign "
-        "exchange forwards 932 [1]"
+        "Cross currency swaps, 32,502 in 2021: the highest notional value of Interest rate "
+        "swaps 19,779, Cross currency swaps 32,502, Forward starting interest rate swaps 1,000, "
+        "Foreign exchange forwards 932 [1]"
     )
     assert "Cross currency swaps 32,502 26,288 [1]" in answer.text
     assert answer.sources == ["acme-10k.pdf, p. 85"]
@@ -90,9 +109,11 @@ def test_the_lowest_figure_and_totals_aside() -> None:
     )
     asked = asked_extreme("Which segment had the lowest revenue in FY2021?")
     assert asked is not None
-    answer = extreme_answer(asked, [(chunk, "")])
+    answer = answered(table_extreme(asked, [(chunk, "")]))
     assert answer is not None
-    assert answer.text.startswith("Europe, -120 in 2021: the lowest of North America 5,000,")
+    assert answer.text.startswith(
+        "Europe, -120 in 2021: the lowest revenue of North America 5,000,"
+    )
     assert "Total 5,780" not in answer.text.split("[1]")[0]
 
 
@@ -111,10 +132,12 @@ def test_a_table_opening_its_page_is_titled_by_the_end_of_the_page_before() -> N
         "Which country generated the largest sales to external customers in 2015?"
     )
     assert asked is not None
-    assert extreme_answer(asked, [(chunk, "")]) is None
-    answer = extreme_answer(asked, [(chunk, "")], before)
+    assert answered(table_extreme(asked, [(chunk, "")])) is None
+    answer = answered(table_extreme(asked, [(chunk, "")], before))
     assert answer is not None
-    assert answer.text.startswith("Japan, 1,254 in 2015: the highest of Europe 168, China 1,145")
+    assert answer.text.startswith(
+        "Japan, 1,254 in 2015: the highest sales to external customers of Europe 168, China 1,145"
+    )
 
 
 def test_blocks_stacked_in_one_table_are_compared_apart() -> None:
@@ -127,15 +150,19 @@ def test_blocks_stacked_in_one_table_are_compared_apart() -> None:
         page=42,
     )
     above = "Summary operating results for each of our business segments were as follows:\n"
-    for question, start in [
-        ("Which business segment had the lowest operating profit in 2021?", "Space, 1,134"),
-        ("Which business segment had the lowest net sales in 2021?", "Space, 11,814"),
+    for question, start, measure in [
+        (
+            "Which business segment had the lowest operating profit in 2021?",
+            "Space, 1,134",
+            "operating profit",
+        ),
+        ("Which business segment had the lowest net sales in 2021?", "Space, 11,814", "net sales"),
     ]:
         asked = asked_extreme(question)
         assert asked is not None
-        answer = extreme_answer(asked, [(chunk, above)])
+        answer = answered(table_extreme(asked, [(chunk, above)]))
         assert answer is not None
-        assert answer.text.startswith(f"{start} in 2021: the lowest of Aeronautics")
+        assert answer.text.startswith(f"{start} in 2021: the lowest {measure} of Aeronautics")
 
 
 def test_a_block_read_on_over_the_table_s_next_chunk_and_ended_by_its_total() -> None:
@@ -155,12 +182,42 @@ def test_a_block_read_on_over_the_table_s_next_chunk_and_ended_by_its_total() ->
     above = "Our operating segment results were as follows:\nIn Millions 2020 2019\n"
     asked = asked_extreme("Which operating segment had the lowest operating profit in 2020?")
     assert asked is not None
-    answer = extreme_answer(asked, [(first, above), (second, above + first.content)])
+    answer = answered(table_extreme(asked, [(first, above), (second, above + first.content)]))
     assert answer is not None
     assert answer.text.startswith(
-        "Asia & Latin America, 18.7 in 2020: the lowest of North America Retail 2,627, Europe & "
-        "Australia 113.8, Pet 390.7, Asia & Latin America 18.7 [1]"
+        "Asia & Latin America, 18.7 in 2020: the lowest operating profit of North America "
+        "Retail 2,627, Europe & Australia 113.8, Pet 390.7, Asia & Latin America 18.7 [1]"
     )
+
+
+def test_each_comparison_a_question_asks() -> None:
+    asks = asked_extremes(
+        "Which of PepsiCo's divisions was the largest by net revenue in FY2021, and which "
+        "earned the most operating profit?"
+    )
+    assert [(ask.highest, ask.measure, ask.named, ask.year) for ask in asks] == [
+        (True, terms("net revenue"), "net revenue", 2021),
+        (True, terms("operating profit"), "operating profit", 2021),
+    ]
+
+
+def test_comparisons_are_stated_in_turn_and_each_row_quoted_once() -> None:
+    lowest, highest = (
+        table_extreme(ask, [(NOTIONAL, NOTIONAL_ABOVE)])
+        for ask in asked_extremes(
+            "Which instrument had the lowest notional value in FY 2021, and which the highest "
+            "notional amount?"
+        )
+    )
+    assert lowest is not None and highest is not None
+    answer = compared_answer([lowest, highest])
+    assert answer.text.startswith(
+        "Foreign exchange forwards, 932 in 2021: the lowest notional value of Interest rate "
+        "swaps 19,779, Cross currency swaps 32,502, Forward starting interest rate swaps 1,000, "
+        "Foreign exchange forwards 932; Cross currency swaps, 32,502 in 2021: the highest "
+        "notional amount of "
+    )
+    assert len(answer.claims) == 4  # each row once
 
 
 def test_rows_labelled_with_the_measure_are_not_compared() -> None:
@@ -173,13 +230,13 @@ def test_rows_labelled_with_the_measure_are_not_compared() -> None:
         "Net revenue $ 79,474 $ 70,372\nOperating profit $ 11,162 $ 10,080\n",
         page=41,
     )
-    assert extreme_answer(asked, [(summary, "")]) is None
+    assert answered(table_extreme(asked, [(summary, "")])) is None
 
 
 def test_no_answer_from_a_table_titled_otherwise() -> None:
     asked = asked_extreme("Which one had the highest fair value in FY 2021?")
     assert asked is not None
-    assert extreme_answer(asked, [(NOTIONAL, NOTIONAL_ABOVE)]) is None
+    assert answered(table_extreme(asked, [(NOTIONAL, NOTIONAL_ABOVE)])) is None
 
 
 @pytest.mark.parametrize(
@@ -189,9 +246,9 @@ def test_no_answer_from_a_table_titled_otherwise() -> None:
             "JPMORGAN_2021Q1_10Q.pdf",
             19,
             "Which of JPM's business segments had the lowest net revenue in 2021 Q1?",
-            "Corporate, -473 in 2021: the lowest of Consumer & Community Banking 12,517, "
-            "Corporate & Investment Bank 14,605, Commercial Banking 2,393, Asset & Wealth "
-            "Management 4,077, Corporate -473 [1]",
+            "Corporate, -473 in 2021: the lowest net revenue of Consumer & Community Banking "
+            "12,517, Corporate & Investment Bank 14,605, Commercial Banking 2,393, Asset & "
+            "Wealth Management 4,077, Corporate -473 [1]",
         ),
         (
             # The notes' table: heads over several lines, "Reconciling Items" beside the
@@ -199,18 +256,27 @@ def test_no_answer_from_a_table_titled_otherwise() -> None:
             "JPMORGAN_2021Q1_10Q.pdf",
             160,
             "Which of JPM's business segments had the highest net income in 2021 Q1?",
-            "Consumer & Community Banking, 6,728 in 2021: the highest of Consumer & Community "
-            "Banking 6,728, Corporate & Investment Bank 5,740, Commercial Banking 1,168, Asset & "
-            "Wealth Management 1,244, Corporate -580 [1]",
+            "Consumer & Community Banking, 6,728 in 2021: the highest net income of Consumer & "
+            "Community Banking 6,728, Corporate & Investment Bank 5,740, Commercial Banking "
+            "1,168, Asset & Wealth Management 1,244, Corporate -580 [1]",
         ),
         (
             # The quarter's tables stand before the six months': a group's first figure counts.
             "JPMORGAN_2022Q2_10Q.pdf",
             21,
             "In 2022 Q2, which of JPM's business segments had the highest net income?",
-            "Corporate & Investment Bank, 3,725 in 2022: the highest of Consumer & Community "
-            "Banking 3,100, Corporate & Investment Bank 3,725, Commercial Banking 994, Asset & "
-            "Wealth Management 1,004, Corporate -174 [1]",
+            "Corporate & Investment Bank, 3,725 in 2022: the highest net income of Consumer & "
+            "Community Banking 3,100, Corporate & Investment Bank 3,725, Commercial Banking 994, "
+            "Asset & Wealth Management 1,004, Corporate -174 [1]",
+        ),
+        (
+            # The groups are measures and the rows the things compared; "AMESA" labels the
+            # figures two lines below it, past its note's marker.
+            "PEPSICO_2021_10K.pdf",
+            69,
+            "Which of PepsiCo's divisions earned the most operating profit in FY2021?",
+            "FLNA, 5,633 in 2021: the highest operating profit of FLNA 5,633, QFNA 578, PBNA "
+            "2,442, LatAm 1,369, Europe 1,292, AMESA 858, APAC 673 [1]",
         ),
     ],
 )
@@ -225,7 +291,7 @@ def test_column_groups_named_over_their_columns(
     chunk = statement_chunk(7, text.text, page=page)
     asked = asked_extreme(question)
     assert asked is not None
-    answer = column_extreme(asked, text, [chunk])
+    answer = answered(column_extreme(asked, text, [chunk]))
     assert answer is not None
     assert answer.text.startswith(start)
     for claim in answer.claims:
@@ -255,24 +321,25 @@ SEGMENTS = statement_chunk(
     [
         (
             "Which segment had the highest operating income in the quarter ended March 31, 2023?",
-            "Intelligent Cloud, 9,476 in the three months ended March 31, 2023: the highest of "
-            "Productivity and Business Processes 8,639, Intelligent Cloud 9,476",
+            "Intelligent Cloud, 9,476 in the three months ended March 31, 2023: the highest "
+            "operating income of Productivity and Business Processes 8,639, Intelligent Cloud "
+            "9,476",
         ),
         (
             "Which segment had the lowest revenue in the nine months ended March 31, 2022?",
             "Productivity and Business Processes, 46,104 in the nine months ended March 31, "
-            "2022: the lowest",
+            "2022: the lowest revenue",
         ),
     ],
 )
 def test_a_quarterly_table_compared_in_the_period_asked(question: str, start: str) -> None:
     asked = asked_extreme(question)
     assert asked is not None
-    answer = extreme_answer(asked, [(SEGMENTS, "")])
+    answer = answered(table_extreme(asked, [(SEGMENTS, "")]))
     assert answer is not None and answer.text.startswith(start)
 
 
 def test_a_quarter_asked_is_never_compared_in_a_fiscal_year_s_column() -> None:
     asked = asked_extreme("Which segment had the highest revenue in the quarter ended May 1, 2021?")
     assert asked is not None
-    assert extreme_answer(asked, [(SEGMENTS, "")]) is None
+    assert answered(table_extreme(asked, [(SEGMENTS, "")])) is None
