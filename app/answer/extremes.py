@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.answer.claims import Answer, Quote, shown_text, terms, worked_out
 from app.answer.metrics import (
@@ -71,12 +72,15 @@ holds ("Corporate unallocated expenses")."""
 
 @dataclass(frozen=True)
 class ExtremeQuestion:
-    """Which row holds the highest (or lowest) figure of a measure in a year."""
+    """Which row holds the highest (or lowest) figure of a measure, in a year or of a table
+    with no years."""
 
     highest: bool
     measure: frozenset[str]
     """The measure's terms (app.answer.claims.terms), generic words ("value") left out."""
-    year: int
+    year: int | None
+    """The year asked; None when the question writes none (only a column that the measure
+    heads, of no year, is compared then)."""
     named: str
     """The measure as the question writes it ("net revenue"), as the answer names it."""
     period: Period | None = None
@@ -85,12 +89,12 @@ class ExtremeQuestion:
     quarterly: bool = False
     """It asks of part of a year: only `period`'s column holds its figures."""
 
-    def rows_of(self, rows: Sequence[Row]) -> list[Row]:
+    def rows_of(self, rows: Sequence[Row], year: int) -> list[Row]:
         """Returns the rows with a figure for what is asked, as `year`'s: of `period`'s column
         where the row's header tells it, else (unless a quarter is asked) of the year's."""
         kept = []
         for row in rows:
-            dated = in_period(row, self.period, self.year) if self.period else None
+            dated = in_period(row, self.period, year) if self.period else None
             if dated is not None:
                 kept.append(dated)
             elif not self.quarterly and row.figures:
@@ -101,11 +105,8 @@ class ExtremeQuestion:
 def asked_extremes(question: str) -> list[ExtremeQuestion]:
     """Returns the comparisons `question` asks for, in its order ("Which of PepsiCo's divisions
     was the largest by net revenue in FY2021, and which earned the most operating profit?"
-    asks two, of the same year); none when it names no year, and none of an ask that names
-    nothing it compares."""
+    asks two, of the same year); none of an ask that names nothing it compares."""
     years = _YEAR.findall(question)
-    if not years:
-        return []
     period = asked_period(question)
     asks = []
     for found in _EXTREME.finditer(question):
@@ -115,7 +116,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                 ExtremeQuestion(
                     highest=found.group("extreme").lower() not in _LOWEST,
                     measure=frozenset(measure),
-                    year=period.ended[0] if period else int(years[-1]),
+                    year=period.ended[0] if period else int(years[-1]) if years else None,
                     named=_LEADING_PREPOSITION.sub("", found.group("measure")),
                     period=period,
                     # "In 2021 Q1" writes out no period: its year's columns are read as before
@@ -136,14 +137,17 @@ def table_extreme(
     question writes out), totals aside: of several, the one the measure titles most nearly
     alone, the first of equals; None when no block is. `page_before` is the end of the
     previous page's text, which titles a table that opens its page untitled."""
+    year = asked.year
+    if year is None:
+        return None
     titled = []
-    for title, block in _blocks(table, asked, page_before):
+    for title, block in _blocks(table, asked, year, page_before):
         # A row labelled with the measure itself ("Net revenue" beside "Operating profit") is
         # the measure, not one of the things that hold it.
         rows = [
             row
             for row in block
-            if asked.year in row.figures
+            if year in row.figures
             and not _NOT_COMPARED.match(row.label)
             and not asked.measure <= terms(row.label)
         ]
@@ -156,11 +160,11 @@ def table_extreme(
     # "Segment results: Revenue ... Operating income" titles its first block (revenue) too,
     # where the line "Operating income" titles its own.
     rows = max(titled, key=lambda each: each[0])[1]
-    return _comparison(asked, [_row_compared(asked, row) for row in rows])
+    return _comparison(asked, [_row_compared(row, year) for row in rows])
 
 
 def _blocks(
-    table: Sequence[tuple[Candidate, str]], asked: ExtremeQuestion, page_before: str = ""
+    table: Sequence[tuple[Candidate, str]], asked: ExtremeQuestion, year: int, page_before: str
 ) -> list[tuple[str, list[Row]]]:
     """Returns the blocks of a table's rows, each with what titles it.
 
@@ -180,7 +184,7 @@ def _blocks(
         above_lines = _last_titling_lines(page_before)
     blocks: list[tuple[list[str], list[Row]]] = [([first.table_header_text, *above_lines], [])]
     for chunk, text_above in table:
-        rows = asked.rows_of(chunk_rows(chunk, text_above))
+        rows = asked.rows_of(chunk_rows(chunk, text_above), year)
         for line in _LINE.finditer(chunk.content):
             row = next(
                 (row for row in rows if any(a <= line.start() < b for a, b in row.parts)), None
@@ -236,7 +240,7 @@ class Compared:
     quote: Quote
 
 
-def _row_compared(asked: ExtremeQuestion, row: Row) -> Compared:
+def _row_compared(row: Row, year: int) -> Compared:
     quote = Quote(
         row.chunk,
         row.parts,
@@ -245,37 +249,48 @@ def _row_compared(asked: ExtremeQuestion, row: Row) -> Compared:
         row.chunk.table_header if headed(row) else None,
     )
     name = row_label(shown_text(row.chunk.content, row.parts))
-    return Compared(name, row.figures[asked.year], quote)
+    return Compared(name, row.figures[year], quote)
 
 
 def column_extreme(
     asked: ExtremeQuestion, page: PageText, chunks: Sequence[Candidate]
 ) -> Comparison | None:
     """Returns the comparison naming which of the things compared in a table on `page` holds the
-    highest or lowest figure of the measure asked, where the table's columns stand in groups
-    under a line of years; None when the page holds no such table.
+    highest or lowest figure of the measure asked, read from where the figures stand under
+    the table's heads; None when the page holds no such table.
 
-    The groups are the things compared, and a row the measure ("Consumer & Community
-    Banking", "Corporate & Investment Bank", ... each over "2021 2020 Change"); or the groups
-    are measures and the rows the things compared ("Net Revenue" and "Operating Profit", each
-    over "2021 2020 2019", beside each of PepsiCo's divisions). Which figure stands under which
-    group is read from where they stand on the page: each column of the year asked begins a
-    group, the words of the heads above (on one line or several) name the group they stand
-    over, and a row's figure under a group is the one nearest to its column. `chunks` are the
-    page's chunks, which quote the rows. Totals and reconciling items are no things compared.
+    Where the table's columns stand in groups under a line of years, the groups are the things
+    compared, and a row the measure ("Consumer & Community Banking", "Corporate & Investment
+    Bank", ... each over "2021 2020 Change"); or the groups are measures and the rows the
+    things compared ("Net Revenue" and "Operating Profit", each over "2021 2020 2019", beside
+    each of PepsiCo's divisions). Each column of the year asked begins a group, the words of
+    the heads above (on one line or several) name the group they stand over, and a row's
+    figure under a group is the one nearest to its column. Else, the rows are compared under
+    the column the measure heads ("Population (millions)" beside "Area (km2)"), whether or not
+    a year is asked. `chunks` are the page's chunks, which quote the rows. Totals and
+    reconciling items are no things compared.
     """
     lines = [(m.start(), m.end()) for m in _LINE.finditer(page.text)]
-    return _groups_compared(asked, page, lines, chunks) or _rows_compared(
-        asked, page, lines, chunks
+    year = asked.year
+    grouped = (
+        None
+        if year is None
+        else _groups_compared(asked, year, page, lines, chunks)
+        or _rows_compared(asked, year, page, lines, chunks)
     )
+    return grouped or _column_compared(asked, page, lines, chunks)
 
 
 def _groups_compared(
-    asked: ExtremeQuestion, page: PageText, lines: Sequence[Span], chunks: Sequence[Candidate]
+    asked: ExtremeQuestion,
+    year: int,
+    page: PageText,
+    lines: Sequence[Span],
+    chunks: Sequence[Candidate],
 ) -> Comparison | None:
     """Returns the comparison of the column groups of the measure's row; a group's first
     figure, in page order, counts (a quarter's table before the six months')."""
-    rows: list[tuple[int, int, list[tuple[float, float]]]] = []
+    rows: list[tuple[int, int, list[Cell]]] = []
     for number, (start, end) in enumerate(lines):
         label = row_label(page.text[start:end])
         held = _label_terms(label)
@@ -288,7 +303,7 @@ def _groups_compared(
     for number, extra, cells in rows:
         start, end = lines[number]
         chunk = next((c for c in chunks if _holds(c, start, end)), None)
-        heads = _column_heads(asked.year, page, lines[:number])
+        heads = _column_heads(year, page, lines[:number])
         if extra > fewest or chunk is None or heads is None or len(cells) < len(heads[1]):
             continue
         head_lines, names = heads
@@ -300,7 +315,11 @@ def _groups_compared(
 
 
 def _rows_compared(
-    asked: ExtremeQuestion, page: PageText, lines: Sequence[Span], chunks: Sequence[Candidate]
+    asked: ExtremeQuestion,
+    year: int,
+    page: PageText,
+    lines: Sequence[Span],
+    chunks: Sequence[Candidate],
 ) -> Comparison | None:
     """Returns the comparison of the rows of the first table on the page that has a column
     group named by the measure (the group's name holding fewest other words, of several), each
@@ -318,7 +337,7 @@ def _rows_compared(
         chunk = next((c for c in chunks if _holds(c, start, end)), None)
         if len(cells) < 2 or chunk is None or _NOT_COMPARED.match(label):
             continue
-        heads = _column_heads(asked.year, page, lines[:number])
+        heads = _column_heads(year, page, lines[:number])
         if heads is None or len(cells) < len(heads[1]):
             continue
         head_lines, names = heads
@@ -333,6 +352,96 @@ def _rows_compared(
             compared.append(Compared(label, _nearest(cells, min(measured)[1]), quote))
     found = next((compared for compared in tables.values() if len(compared) >= 2), None)
     return _comparison(asked, found) if found else None
+
+
+def _column_compared(
+    asked: ExtremeQuestion, page: PageText, lines: Sequence[Span], chunks: Sequence[Candidate]
+) -> Comparison | None:
+    """Returns the comparison of the first run of rows on the page (lines of a label and
+    figures, one after another) whose heads, the HEAD_ROWS lines just above it, write the
+    measure's words: each row by its figure that stands under them (the nearest of those
+    whose extent meets theirs), rows with none left out."""
+    number = 0
+    while number < len(lines):
+        run = _rows_run(page, lines, number)
+        if not run:
+            number += 1
+            continue
+        head_lines = _head_lines(page.text, lines[: run[0][0]])
+        extent = _measure_extent(asked, page, head_lines)
+        compared = []
+        for place, label, cells in run:
+            start, end = lines[place]
+            chunk = next((c for c in chunks if _holds(c, start, end)), None)
+            under = _under(cells, extent)
+            if under is not None and chunk is not None and not _NOT_COMPARED.match(label):
+                quote = _headed_row(page, chunk, head_lines, (start, end))
+                compared.append(Compared(label, under, quote))
+        if len(compared) >= 2:
+            return _comparison(asked, compared)
+        number = run[-1][0] + 1
+    return None
+
+
+HEAD_ROWS = 2
+"""The lines just above a run of rows that may head its columns ("Population (millions) Area
+(km2)")."""
+
+
+def _under(cells: Sequence[Cell], extent: tuple[float, float] | None) -> float | None:
+    """Returns the figure of the cell that stands under `extent` (of those that reach into it,
+    the nearest to its centre); None when none does."""
+    if extent is None:
+        return None
+    left, right = extent
+    under = [cell for cell in cells if cell.left <= right and left <= cell.right]
+    return _nearest(under, (left + right) / 2) if under else None
+
+
+def _rows_run(
+    page: PageText, lines: Sequence[Span], number: int
+) -> list[tuple[int, str, list[Cell]]]:
+    """Returns the rows from line `number` on, up to the first line that is none, each with its
+    line's number, label and figures."""
+    run = []
+    for place in range(number, len(lines)):
+        start, end = lines[place]
+        label = row_label(page.text[start:end])
+        cells = _cells(page, start + len(label), end) if label else []
+        if not cells:
+            break
+        run.append((place, label, cells))
+    return run
+
+
+def _head_lines(text: str, lines: Sequence[Span]) -> list[Span]:
+    """Returns the last HEAD_ROWS of `lines` that may head a table's columns, up to one that may
+    not: words of a table, not prose, no figure."""
+    heads: list[Span] = []
+    for start, end in reversed(lines[-HEAD_ROWS:]):
+        line = text[start:end]
+        if not table_like(line) or row_kind(line) is not None:
+            break
+        heads.insert(0, (start, end))
+    return heads
+
+
+def _measure_extent(
+    asked: ExtremeQuestion, page: PageText, head_lines: Sequence[Span]
+) -> tuple[float, float] | None:
+    """Returns how far across the page the words of `head_lines` that write the measure reach;
+    None when they do not write all of it."""
+    found: set[str] = set()
+    boxes = []
+    for start, end in head_lines:
+        for m in _WORD.finditer(page.text[start:end]):
+            written = terms(m.group()) & asked.measure
+            if written:
+                found |= written
+                boxes.append(_box(page, start + m.start(), start + m.end()))
+    if found != asked.measure:
+        return None
+    return min(box[0] for box in boxes), max(box[2] for box in boxes)
 
 
 _MARKED = re.compile(r"(?:\s*\([a-z0-9]\))+$")
@@ -365,9 +474,9 @@ def _headed_row(page: PageText, chunk: Candidate, head_lines: Sequence[Span], ro
     return Quote(chunk, (within,), shown, COMPUTED_CONFIDENCE, header)
 
 
-def _nearest(cells: Sequence[tuple[float, float]], x: float) -> float:
+def _nearest(cells: Sequence[Cell], x: float) -> float:
     """Returns the figure of the cell nearest to `x`."""
-    return min(cells, key=lambda cell: abs(cell[1] - x))[0]
+    return min(cells, key=lambda cell: abs(cell.centre - x)).value
 
 
 HEAD_LINES = 15
@@ -468,13 +577,26 @@ def _centre(page: PageText, start: int, end: int) -> float:
     return (x0 + x1) / 2
 
 
-def _cells(page: PageText, start: int, end: int) -> list[tuple[float, float]]:
-    """Returns the figures of a row after its label, each with its centre."""
+class Cell(NamedTuple):
+    """A figure of a row, with where it stands across the page."""
+
+    value: float
+    left: float
+    right: float
+
+    @property
+    def centre(self) -> float:
+        return (self.left + self.right) / 2
+
+
+def _cells(page: PageText, start: int, end: int) -> list[Cell]:
+    """Returns the figures of a row after its label."""
     cells = []
     for m in _WORD.finditer(page.text[start:end]):
         value = figure_value(m.group())
         if value is not None:
-            cells.append((value, _centre(page, start + m.start(), start + m.end())))
+            x0, _, x1, _ = _box(page, start + m.start(), start + m.end())
+            cells.append(Cell(value, x0, x1))
     return cells
 
 
@@ -482,12 +604,12 @@ def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Compari
     extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
     word = "highest" if asked.highest else "lowest"
     listed = ", ".join(f"{each.name} {shown_figure(each.value)}" for each in compared)
-    when = str(asked.year)
+    when = "" if asked.year is None else f" in {asked.year}"
     if asked.quarterly and asked.period is not None:
         shown = asked.period.shown()
-        when = f"the {shown[0].lower()}{shown[1:]}" if asked.period.months else shown
+        when = f" in the {shown[0].lower()}{shown[1:]}" if asked.period.months else f" in {shown}"
     return Comparison(
-        f"{extreme.name}, {shown_figure(extreme.value)} in {when}: the {word} {asked.named} of "
+        f"{extreme.name}, {shown_figure(extreme.value)}{when}: the {word} {asked.named} of "
         f"{listed}",
         list(dict.fromkeys(each.quote for each in compared)),
     )

@@ -214,8 +214,9 @@ class ScoredUnit:
     """The question asks for several things ("What are the four zones?") and it names no series
     of them: it announces the list at most."""
     uncompared: bool = False
-    """The question asks which thing had the highest or lowest figure (answer.extremes), which
-    no quote settles: the answer worked out from a table did not find one."""
+    """The question asks which thing had the highest or lowest figure of a year
+    (answer.extremes), which no quote settles: the answer worked out from a table did not find
+    one."""
     coded: bool = False
     """It writes a name the question writes with symbols ("?CURRENT", "asn1_write_value")."""
     counted: bool = False
@@ -417,7 +418,8 @@ def score_units(
     kinds = asked_kinds(query)
     causes = Asked.REASON in kinds
     several = asks_list(query)
-    compares = bool(asked_extremes(query))
+    # Of no year, a sentence settles it as often ("the most common attack is ...").
+    compares = any(ask.year is not None for ask in asked_extremes(query))
     coded = {word for word in _CODED.findall(query) if is_code_name(word)}
     counted = counted_things(query)
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}

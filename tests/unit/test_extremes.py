@@ -76,12 +76,36 @@ def test_the_comparison_asked(question: str, highest: bool, measure: set[str], y
     "question",
     [
         "Which derivative instruments does Verizon use?",  # no comparison
-        "Which segment had the highest revenue?",  # no year
         "What was the highest notional amount in 2021?",  # no "which"
     ],
 )
 def test_questions_that_ask_no_comparison(question: str) -> None:
     assert asked_extreme(question) is None
+
+
+def test_a_comparison_of_no_year_reads_no_year_s_column() -> None:
+    asked = asked_extreme("Which one had the highest notional amount?")
+    assert asked is not None and asked.year is None
+    assert table_extreme(asked, [(NOTIONAL, NOTIONAL_ABOVE)]) is None
+
+
+def test_a_column_the_measure_heads_is_compared_where_no_year_is_asked() -> None:
+    # "Population (millions)" beside "Area (km2)": each row's figure under the measure's head.
+    path = corpus_path("docs", "multicolumn.pdf")
+    with pymupdf.open(path) as document:
+        text = extract_page(document[2])
+    chunk = statement_chunk(5, text.text, page=3)
+    asked = asked_extreme(
+        "Which country in the EU countries table has the smallest population, and how large is it?"
+    )
+    assert asked is not None
+    answer = answered(column_extreme(asked, text, [chunk]))
+    assert answer is not None
+    assert answer.text.startswith(
+        "Finland, 5.5: the lowest population of Austria 8.9, Belgium 11.5, Czech Republic 10.7, "
+        "Denmark 5.8, Finland 5.5 [1] Table 1: EU Countries Information Country Population "
+        "(millions) Area (km2) Capital Official Language Austria 8.9 83,879 Vienna German [1]"
+    )
 
 
 def test_the_row_with_the_highest_figure_of_the_year_and_every_row_compared() -> None:
