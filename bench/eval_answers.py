@@ -84,16 +84,29 @@ MORE_OWN = "financebench-style, own filing"
 HELD = "financebench-held"
 """bench/data/financebench_held.jsonl's questions, kept from tuning, over the same filings."""
 HELD_OWN = "financebench-held, own filing"
-STYLE_SETS = (("financebench_more", MORE, MORE_OWN), ("financebench_held", HELD, HELD_OWN))
+BLIND = "financebench-blind"
+"""bench/data/financebench_blind.jsonl's questions, written blind in session 23 and measured
+before any change read them, over the same filings."""
+BLIND_OWN = "financebench-blind, own filing"
+STYLE_SETS = (
+    ("financebench_more", MORE, MORE_OWN),
+    ("financebench_held", HELD, HELD_OWN),
+    ("financebench_blind", BLIND, BLIND_OWN),
+)
 """(file in bench/data, source in one collection, source within the question's filing)."""
 SEC_HELD = "10-Q held"
 """bench/data/sec10q_held.jsonl's questions, kept from tuning, over the documents' collection
 (whose 10-Qs they ask about)."""
 SEC_HELD_OWN = "10-Q held, own filing"
-STYLED = (MORE, MORE_OWN, HELD, HELD_OWN, SEC_HELD, SEC_HELD_OWN)
+STYLED = (MORE, MORE_OWN, HELD, HELD_OWN, BLIND, BLIND_OWN, SEC_HELD, SEC_HELD_OWN)
 DOCS_HELD = "docs held"
 """bench/data/docs_held.jsonl's questions over the papers and manuals, kept from tuning."""
-APART = (OWN_FILING, METRICS, *STYLED, DOCS_HELD)
+DOCS_BLIND = "docs blind"
+"""bench/data/docs_blind.jsonl's questions over the papers and manuals, written blind in
+session 23."""
+DOCS_APART = ((DOCS_HELD, "docs_held"), (DOCS_BLIND, "docs_blind"))
+"""(source, file in bench/data) of the question sets over the papers and manuals kept apart."""
+APART = (OWN_FILING, METRICS, *STYLED, DOCS_HELD, DOCS_BLIND)
 """Sources kept out of the "all" row, which stays the one the history compares."""
 SETS = ("docs", "financebench")
 
@@ -209,9 +222,10 @@ def ask_all(
             outcomes.append(offtopic(identifier, citelock.query(text, DOCS_COLLECTION, TOP_K)))
         for question in every_nth(financebench_style_questions("sec10q_held", CORPUS), every):
             outcomes += ask_both(citelock, question, collection, (SEC_HELD, SEC_HELD_OWN))
-        for question in every_nth(docs_questions("docs_held", DOCS_HELD), every):
-            response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
-            outcomes.append(judge(question, DOCS_HELD, response))
+        for source, name in DOCS_APART:
+            for question in every_nth(docs_questions(name, source), every):
+                response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
+                outcomes.append(judge(question, source, response))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
@@ -365,12 +379,13 @@ def section(
                     ),
                 )
             )
-    by_source.append(
-        figure_row(
-            f"{DOCS_HELD} (bench/data; papers and manuals)",
-            select(outcomes, lambda o: o.source == DOCS_HELD),
+    for source, _ in DOCS_APART:
+        by_source.append(
+            figure_row(
+                f"{source} (bench/data; papers and manuals)",
+                [outcome for outcome in outcomes if outcome.source == source],
+            )
         )
-    )
     by_kind = [
         figure_row(kind, [o for o in main if o.kind == kind])
         for kind in KINDS

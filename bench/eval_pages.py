@@ -109,7 +109,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 financebench_style_questions(name),
                 BY_QUESTION_TYPE,
             )
-            for name in ("financebench_more", "financebench_held")
+            for name in ("financebench_more", "financebench_held", "financebench_blind")
         },
         "sec10q-held": EvalSet(
             "sec10q-held",
@@ -118,13 +118,16 @@ def eval_sets() -> dict[str, EvalSet]:
             BY_QUESTION_TYPE,
             tuple(files_of(docs_questions())),
         ),
-        "docs-held": EvalSet(
-            "docs-held",
-            DOCS_COLLECTION,
-            docs_questions("docs_held"),
-            (("in a table", lambda q: q.in_table),),
-            tuple(files_of(docs_questions())),
-        ),
+        **{
+            name.replace("_", "-"): EvalSet(
+                name.replace("_", "-"),
+                DOCS_COLLECTION,
+                docs_questions(name),
+                (("in a table", lambda q: q.in_table),),
+                tuple(files_of(docs_questions())),
+            )
+            for name in ("docs_held", "docs_blind")
+        },
         "docs": EvalSet(
             "docs",
             DOCS_COLLECTION,
@@ -380,7 +383,9 @@ def main() -> None:
             "kept from tuning; sec10q-held = `bench/data/sec10q_held.jsonl`, 30 in the same "
             "style over 18 of docugami's 10-Qs (the docs collection), written blind in session "
             "20 and kept from tuning; docs-held = `bench/data/docs_held.jsonl`, 30 over the "
-            "papers and manuals, written blind in session 21 and kept from tuning; docs = "
+            "papers and manuals, written blind in session 21 and kept from tuning; "
+            "financebench-blind and docs-blind = `bench/data/financebench_blind.jsonl` (24) and "
+            "`bench/data/docs_blind.jsonl` (24), written blind in session 23; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",

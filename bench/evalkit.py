@@ -75,8 +75,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def docs_questions(name: str = "questions_docs", source: str = "docs") -> list[Question]:
     """Returns bench/data/`name`.jsonl's questions over the papers and manuals (`source`) and
-    the 10-Qs ("10-Q"): questions_docs' 120, or docs_held's 30 (session 21, written blind and
-    kept from tuning)."""
+    the 10-Qs ("10-Q"): questions_docs' 120, docs_held's 30 (session 21, written blind and
+    kept from tuning) or docs_blind's 24 (session 23, written blind)."""
     return [
         Question(
             id=row["id"],
@@ -134,7 +134,8 @@ def financebench_style_questions(
 ) -> list[Question]:
     """Returns bench/data/`name`.jsonl's questions in FinanceBench's style, written blind
     (bench/data/README.md), their `pdf` under `root`: financebench_more's 45 (session 18) and
-    financebench_held's 30 (session 19, kept from tuning) over FinanceBench's filings,
+    financebench_held's 30 (session 19, kept from tuning) and financebench_blind's 24
+    (session 23) over FinanceBench's filings,
     sec10q_held's 30 (session 20, kept from tuning) over docugami's 10-Qs under CORPUS; a
     computed one's `answer_patterns` are those of its line items, as in
     financebench_facts.jsonl, its result's in `result_patterns`."""
