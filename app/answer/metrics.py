@@ -906,7 +906,7 @@ def asked_metric(question: str) -> MetricQuestion | None:
     metric = next((m for m in METRICS if m.asked.search(question)), None) or _item_asked(
         _asking(question)
     )
-    if metric is None or _NOT_ONE_FIGURE.search(_asking(question)):
+    if metric is None or _NOT_ONE_FIGURE.search(_asking(question)) or names_a_part(question):
         return None
     if len(years) > 1 and not _AVERAGE_OVER_YEARS.search(question):
         years = (years[-1],)
@@ -949,6 +949,23 @@ _PART_NAMED = re.compile(
 """A name right after the company's possessive ("its") and right before the item: a segment's or a
 product's ("NVIDIA's Data Center revenue", "Apple's iPhone net sales"), whose figure is not
 the statement's."""
+
+
+_PART_NOUN = re.compile(
+    r"\b(?:segments?|operating units?|business units?|divisions?|customer groups?|brands?)\b",
+    re.I,
+)
+"""What a part of the company is called: its figures are a segment note's or the MD&A's, not
+the statements' ("the net sales of General Mills' U.S. Cereal operating unit")."""
+_POSSESSOR = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)['\u2019]s?(?=\s)")
+
+
+def names_a_part(question: str) -> bool:
+    """Says whether `question` asks of a part of the company rather than of it: it names a
+    segment, a unit, a division, a customer group or a brand, or two owners ("Converse's total
+    revenues in Nike's fiscal 2023": the first is the second's)."""
+    owners = {owner.lower() for owner in _POSSESSOR.findall(question)}
+    return _PART_NOUN.search(question) is not None or len(owners) > 1
 
 
 def _asking(question: str) -> str:

@@ -155,6 +155,11 @@ def test_a_line_item_asked_alone(question: str, metric: str, years: tuple[int, .
         "What is the FY2019 revenue of the Wearables segment?",
         "What were Apple's iPhone net sales in FY2022?",  # a product's
         "What was NVIDIA's Data Center revenue in FY2023?",
+        # A part the question names after the item, or as its owner.
+        "What were the net sales of General Mills' U.S. Cereal operating unit in fiscal 2020?",
+        "What were Converse's total revenues in Nike's fiscal 2023?",
+        "How much revenue did Verizon Business's Small and Medium Business customer group "
+        "generate in 2021?",
         "What is the FY2019 net income per share?",
         "What is the FY2019 net income attributable to noncontrolling interests?",
         "What is the FY2017 cost of goods sold and revenue?",  # two items
