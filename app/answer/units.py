@@ -254,7 +254,9 @@ def _text(content: str, span: Span) -> str:
 
 
 def _label_of(content: str, lines: list[Span], i: int, rows: set[int]) -> int | None:
-    """Returns the index of the line labelling row `i` when the row starts with a figure."""
+    """Returns the index of the line labelling row `i` when the row starts with a figure: the
+    nearest line of words above it, past the table's periods ("Occupancy" / "Year Ended
+    December 31," / "2020 2019 2018" / "55% 91% 91%")."""
     row = content[lines[i][0] : lines[i][1]].split()
     if _LETTER.search(row[0]) and not NUMERIC_CELL.match(row[0]):
         return None
@@ -262,7 +264,7 @@ def _label_of(content: str, lines: list[Span], i: int, rows: set[int]) -> int | 
         if j in rows:
             return None
         text = content[lines[j][0] : lines[j][1]]
-        if _LETTER.search(text) and table_like(text):
+        if _LETTER.search(text) and table_like(text) and not is_period_line(text):
             return j
     return None
 

@@ -59,6 +59,17 @@ def test_table_row_carries_its_label_and_column_headers() -> None:
     assert all(kind == "row" for kind, _ in shown(content))
 
 
+def test_a_row_of_bare_figures_is_labelled_past_the_periods_above_it() -> None:
+    # The reading order sets the row's label above the table's periods.
+    content = (
+        "The following table shows key hotel statistics for our Las Vegas Strip Resorts:\n"
+        "Occupancy\nYear Ended December 31,\n2020 2019 2018\n55% 91% 91%\n"
+        "Average Daily Rate (ADR) $161 $167 $161\n"
+    )
+    rows = [text for kind, text in shown(content) if kind == "row"]
+    assert rows[0].endswith("Occupancy 55% 91% 91%")
+
+
 def test_a_sentence_cut_by_a_figure_is_joined_to_its_beginning() -> None:
     content = (
         "Usually the inner loop becomes hot first. For example, the first trace may be a cycle"
