@@ -21,6 +21,8 @@ from typing import NamedTuple
 from app.answer.claims import Answer, Quote, shown_text, terms, worked_out
 from app.answer.metrics import (
     COMPUTED_CONFIDENCE,
+    MONTHS_SPANNED,
+    SPANNED,
     Period,
     Row,
     asked_period,
@@ -600,14 +602,72 @@ def _cells(page: PageText, start: int, end: int) -> list[Cell]:
     return cells
 
 
+def _when(year: int | None, period: Period | None) -> str:
+    """Returns how an answer says the year or the period it read: " in 2021", " in the three
+    months ended June 30, 2023"; "" for none."""
+    if period is not None:
+        shown = period.shown()
+        return f" in the {shown[0].lower()}{shown[1:]}" if period.months else f" in {shown}"
+    return "" if year is None else f" in {year}"
+
+
+def group_figure(question: str, page: PageText, chunks: Sequence[Candidate]) -> Answer | None:
+    """Returns the answer quoting the figure of the row and the column group `question` names
+    in a table on `page` whose column groups are the things the figures are of ("What was the
+    net income of JPMorgan Chase's Commercial Banking segment in the quarter ended June 30,
+    2023?": the "Net income" row under "Commercial Banking", in its column of 2023); None when
+    no table on the page has one.
+
+    The row's label is one whose words the question all writes (of several, the longest), the
+    group the one whose name's words it all writes, alone; its column of the year is read as
+    column_extreme reads it. Of a quarter asked, a table of other months ("Six months ended")
+    is not read; the first such row, in page order, answers.
+    """
+    years = _YEAR.findall(question)
+    period = asked_period(question)
+    if period is None and not years:
+        return None
+    year = period.ended[0] if period else int(years[-1])
+    quarterly = period if period is not None and asks_part_of_year(question) else None
+    asked = terms(question)
+    lines = [(m.start(), m.end()) for m in _LINE.finditer(page.text)]
+    found: list[tuple[int, int, str, float, Quote]] = []
+    for number, (start, end) in enumerate(lines):
+        label = row_label(page.text[start:end])
+        held = _label_terms(label)
+        chunk = next((c for c in chunks if _holds(c, start, end)), None)
+        if not held or not held <= asked or chunk is None:
+            continue
+        cells = _cells(page, start + len(label), end)
+        heads = _column_heads(year, page, lines[:number])
+        if heads is None or len(cells) < len(heads[1]):
+            continue
+        head_lines, names = heads
+        named = [(name, x) for name, x in names if terms(name) and terms(name) <= asked]
+        heading = " ".join(page.text[a:b] for a, b in head_lines)
+        if len(named) != 1 or (quarterly and _other_months(heading, quarterly)):
+            continue
+        name, x = named[0]
+        quote = _headed_row(page, chunk, head_lines, (start, end))
+        found.append((-len(held), number, f"{name}: {label}", _nearest(cells, x), quote))
+    if not found:
+        return None
+    _, _, said, figure, quote = min(found, key=lambda each: each[:2])
+    return worked_out(f"{said} {shown_figure(figure)}{_when(year, quarterly)}", [quote])
+
+
+def _other_months(heading: str, period: Period) -> bool:
+    """Says whether a table's heads name spans of months, none the period's ("Six months ended"
+    over a quarter asked)."""
+    spans = {SPANNED[word.lower()] for word in MONTHS_SPANNED.findall(heading)}
+    return bool(spans) and period.months not in spans
+
+
 def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Comparison:
     extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
     word = "highest" if asked.highest else "lowest"
     listed = ", ".join(f"{each.name} {shown_figure(each.value)}" for each in compared)
-    when = "" if asked.year is None else f" in {asked.year}"
-    if asked.quarterly and asked.period is not None:
-        shown = asked.period.shown()
-        when = f" in the {shown[0].lower()}{shown[1:]}" if asked.period.months else f" in {shown}"
+    when = _when(asked.year, asked.period if asked.quarterly else None)
     return Comparison(
         f"{extreme.name}, {shown_figure(extreme.value)}{when}: the {word} {asked.named} of "
         f"{listed}",

@@ -746,8 +746,8 @@ MONTH_NAMES = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September",
     "October", "November", "December",
 )  # fmt: skip
-_SPANNED = {"three": 3, "six": 6, "nine": 9, "twelve": 12}
-_SPAN_WORDS = {months: word for word, months in _SPANNED.items()}
+SPANNED = {"three": 3, "six": 6, "nine": 9, "twelve": 12}
+_SPAN_WORDS = {months: word for word, months in SPANNED.items()}
 _HEADER_PIECE = re.compile(
     rf"\b(?P<span>three|six|nine|twelve)\s+months\b|\b(?P<quarter>quarters?)\s+ended\b"
     rf"|\b(?P<fiscal_year>years?)\s+ended\b|\b(?P<month>{MONTH})\s+(?P<day>\d{{1,2}})\b(?![\d,.]\d)"
@@ -756,7 +756,8 @@ _HEADER_PIECE = re.compile(
 )
 """What a header says of its columns, in order: how long their periods are ("Three Months
 Ended"), the days they end ("June 25,") and their years."""
-_ASKED_SPAN = re.compile(r"\b(three|six|nine|twelve)[- ]months?\b", re.I)
+MONTHS_SPANNED = re.compile(r"\b(three|six|nine|twelve)[- ]months?\b", re.I)
+"""Months a question or a table's heads say a period spans ("the six months ended")."""
 _ASKED_QUARTER = re.compile(r"\bquarter|\bQ[1-4]\b", re.I)
 
 
@@ -771,7 +772,7 @@ def column_periods(header: str) -> list[Period]:
     years: list[int] = []
     for piece in _HEADER_PIECE.finditer(header):
         if piece["span"]:
-            spans.append(_SPANNED[piece["span"].lower()])
+            spans.append(SPANNED[piece["span"].lower()])
         elif piece["quarter"]:
             spans.append(3)
         elif piece["fiscal_year"]:
@@ -824,9 +825,9 @@ def asked_period(question: str) -> Period | None:
     dates = dates_written(question, any_case=True)
     if not dates:
         return None
-    span = _ASKED_SPAN.search(question)
+    span = MONTHS_SPANNED.search(question)
     if span:
-        months: int | None = _SPANNED[span.group(1).lower()]
+        months: int | None = SPANNED[span.group(1).lower()]
     else:
         months = 3 if _ASKED_QUARTER.search(question) else None
     return Period(dates[-1], months)

@@ -25,10 +25,11 @@ from app.answer.extremes import (
     asked_extremes,
     column_extreme,
     compared_answer,
+    group_figure,
     table_extreme,
 )
 from app.answer.llm import ChatFailed
-from app.answer.metrics import LINE_ITEMS, asked_metric, computed_answer
+from app.answer.metrics import LINE_ITEMS, asked_metric, computed_answer, names_a_part
 from app.contract.schemas import (
     AnswerStatus,
     BBox,
@@ -308,6 +309,22 @@ def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> An
     return None
 
 
+def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
+    """Returns the answer quoting the figure `query` asks of a part of the company (a segment
+    it names: app.answer.metrics.names_a_part) from a table on a ranked chunk's page whose
+    column groups are the parts (app.answer.extremes.group_figure), the best ranked page
+    first; None when it names no part, or no ranked page has such a table."""
+    if not names_a_part(query):
+        return None
+    for document_id, number in dict.fromkeys((c.document_id, c.page_start) for c in ranked):
+        stored = stored_pages(session=session, document_id=document_id, numbers=[number])
+        on_page = chunks_on_page(session, document_id, number)
+        answer = group_figure(query, stored[0], on_page) if stored else None
+        if answer is not None:
+            return answer
+    return None
+
+
 def worked_out_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
     """Returns the answer worked out from the filings' statements or a table (a metric, the
     highest or lowest row, a named cell), the first of them that applies; None when none does
@@ -316,6 +333,7 @@ def worked_out_answer(query: str, ranked: Sequence[Candidate], session: Session)
         metric_answer(query, ranked, session)
         or comparison_answer(query, ranked, session)
         or cell_lookup(query, ranked, session)
+        or part_figure(query, ranked, session)
     )
 
 

@@ -13,6 +13,7 @@ from app.answer.extremes import (
     asked_extremes,
     column_extreme,
     compared_answer,
+    group_figure,
     table_extreme,
 )
 from app.pdf.reader import extract_page
@@ -367,3 +368,36 @@ def test_a_quarter_asked_is_never_compared_in_a_fiscal_year_s_column() -> None:
     asked = asked_extreme("Which segment had the highest revenue in the quarter ended May 1, 2021?")
     assert asked is not None
     assert answered(table_extreme(asked, [(SEGMENTS, "")])) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        (
+            "What was the net income of JPMorgan Chase's Commercial Banking segment in the "
+            "quarter ended June 30, 2023?",
+            "Commercial Banking: Net income/(loss) 1,208 in the three months ended June 30, 2023",
+        ),
+        (
+            # The six months' table stands below the quarter's, on the same page.
+            "What was the net income of JPMorgan Chase's Commercial Banking segment in the "
+            "six months ended June 30, 2023?",
+            "Commercial Banking: Net income/(loss) 2,555 in the six months ended June 30, 2023",
+        ),
+    ],
+)
+def test_the_figure_of_the_group_and_the_row_a_question_names(question: str, start: str) -> None:
+    path = corpus_path("eval", "financebench_dev", "pdfs", "JPMORGAN_2023Q2_10Q.pdf")
+    with pymupdf.open(path) as document:
+        text = extract_page(document[22])
+    answer = group_figure(question, text, [statement_chunk(7, text.text, page=23)])
+    assert answer is not None and answer.text.startswith(start)
+
+
+def test_no_figure_where_the_question_names_no_one_group() -> None:
+    path = corpus_path("eval", "financebench_dev", "pdfs", "JPMORGAN_2023Q2_10Q.pdf")
+    with pymupdf.open(path) as document:
+        text = extract_page(document[22])
+    chunk = statement_chunk(7, text.text, page=23)
+    question = "What was JPMorgan Chase's net income in the quarter ended June 30, 2023?"
+    assert group_figure(question, text, [chunk]) is None
