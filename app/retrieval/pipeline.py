@@ -218,7 +218,11 @@ def rank_chunks(
             if writes_quoted(candidate, quoted, names):
                 return True
             holding = [holds_name(said[index], name) for name in names] if named else []
-            floor = named_floor if any(holding) else params.min_similarity
+            floor = (
+                named_floor
+                if any(holding) or (named and names_document(candidate, names))
+                else params.min_similarity
+            )
             all_held = len(holding) >= MIN_NAMES_HELD and all(holding)
             return all_held or similarity(candidate.distance) >= floor
 
@@ -292,6 +296,14 @@ def with_named_documents(
     if not any(candidate.name_boost for candidate in boosted):
         return candidates
     return sorted(boosted, key=lambda candidate: ranking_key(candidate, mode))
+
+
+def names_document(candidate: Candidate, names: list[str]) -> bool:
+    """Whether a name the query gives is its document's, in its title or file name ("Thoma's
+    paper", "creativity-in-ml_thoma.pdf"): each of its passages is of what the query names,
+    though only its first page says it."""
+    words = text_words(f"{candidate.document_title} {candidate.document_filename}")
+    return any(holds_name(words, name) for name in names)
 
 
 def writes_quoted(candidate: Candidate, quoted: list[str], names: list[str]) -> bool:

@@ -8,7 +8,7 @@ from app.core.questions import quoted_terms
 from app.core.rows import full_dates
 from app.retrieval import names
 from app.retrieval.names import holds_name, holds_phrases, name_phrases, name_query, text_words
-from app.retrieval.pipeline import with_named_documents
+from app.retrieval.pipeline import names_document, with_named_documents
 from tests.helpers.chunks import statement_chunk
 
 
@@ -143,3 +143,14 @@ def test_a_passage_writing_the_quoted_term_rises_only_in_the_document_the_query_
         signatures.chunk_id,
     ]
     assert ranked[0].name_boost == names.QUOTED_BOOST
+
+
+def test_a_name_of_the_document_is_held_by_each_of_its_passages() -> None:
+    # The introduction never says "Thoma"; its file name does, as the query's "Thoma's paper".
+    introduction = replace(
+        statement_chunk(1, "According to [Gad06] creativity is the ability to ...", page=1),
+        document_filename="creativity-in-ml_thoma.pdf",
+        document_title="Creativity in Machine Learning",
+    )
+    assert names_document(introduction, ["Thoma"])
+    assert not names_document(introduction, ["Cope"])
