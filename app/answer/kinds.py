@@ -85,6 +85,7 @@ _FOUND = {
     Asked.VERSION: re.compile(r"\bv?\d+(?:\.\d+)+\b|\bversion\s+\d+", re.I),
     Asked.DEFINITION: re.compile(
         r"\b(?:is|are) (?:understood|defined|known|referred to|described) (?:here )?as\b|"
+        '\\b(?:is|are) [\u201c"]|'
         r"\brefers? to\b|\bmeans?\b|\bstands? for\b|\bi\.\s?e\.|\bthat is,|\bdenotes?\b|"
         r"\bis called\b|\bis the (?:term|name) for\b",
         re.I,
@@ -198,6 +199,37 @@ def states_counts(text: str, things: list[str]) -> bool:
     return bool(things) and all(
         re.search(
             rf"{_NUMBER}(?:[\s\-]+[^\W\d][\w\-]*){{0,{COUNTED_WORDS}}}?[\s\-]+{re.escape(thing)}",
+            text,
+            re.I,
+        )
+        for thing in things
+    )
+
+
+_DEFINED = re.compile(
+    r"\bdefines? (?:the term )?[\u201c\"']?([^\W\d][\w\-]*)"
+    r"|\bdefinition of (?:the term )?[\u201c\"']?([^\W\d][\w\-]*)"
+    r"|\bwhat is meant by [\u201c\"']?([^\W\d][\w\-]*)",
+    re.I,
+)
+
+
+def defined_things(query: str) -> list[str]:
+    """Returns the words whose definition `query` asks for, as their stems: "creativity" of
+    "How does Thoma's paper define creativity in its introduction?"."""
+    return [
+        stem(next(word for word in found.groups() if word).lower())
+        for found in _DEFINED.finditer(query)
+    ]
+
+
+def states_definition(text: str, things: list[str]) -> bool:
+    """Whether `text` defines each of `things` (defined_things): "creativity is \u201cthe
+    ability to use your imagination ...\u201d", "X is defined as", "X refers to"."""
+    return bool(things) and all(
+        re.search(
+            rf"\b{re.escape(thing)}\w*\s+(?:(?:is|are)\s+(?:[\u201c\"]|(?:understood|defined|"
+            r"known|described) as\b)|refers? to\b|means\b|denotes\b|stands for\b)",
             text,
             re.I,
         )

@@ -45,8 +45,10 @@ from app.answer.kinds import (
     asked_kinds,
     asks_list,
     counted_things,
+    defined_things,
     holds_kind,
     states_counts,
+    states_definition,
     year_asked,
 )
 from app.answer.units import Span, claim_units, holds_series
@@ -105,6 +107,12 @@ CODED_SHARE = 0.1
 """Taken off the answer floor for a claim that writes a name the question writes with symbols
 ("What does the special name ?CURRENT refer to?"): the likeness of a sentence to a question
 says little of such a name, and a text that writes it is about it."""
+
+DEFINED_SHARE = 0.1
+"""Taken off the answer floor for a claim that defines each thing the question asks the
+definition of (kinds.states_definition): "According to [Gad06] creativity is “the ability to
+use your imagination ...”" answers "How does Thoma's paper define creativity in its
+introduction?", whose other words (paper, introduction) no definition repeats."""
 
 COUNTED_SHARE = 0.1
 """Taken off the answer floor for a claim that gives a count just before each thing the
@@ -223,6 +231,8 @@ class ScoredUnit:
     """It counts each thing the question asks how many of (kinds.states_counts)."""
     shows_code: bool = False
     """The question asks how to do something or which function does it, and it shows code."""
+    defines: bool = False
+    """It defines each thing the question asks the definition of (kinds.states_definition)."""
 
     @property
     def answers(self) -> bool:
@@ -231,6 +241,7 @@ class ScoredUnit:
             ANSWER_FLOOR
             - (CODED_SHARE if self.coded else 0.0)
             - (COUNTED_SHARE if self.counted else 0.0)
+            - (DEFINED_SHARE if self.defines else 0.0)
         )
         telling_floor = FLOOR_TERM_COVERAGE - (CODE_TERM_SHARE if self.shows_code else 0.0)
         return self.similarity + FLOOR_COVERAGE * self.coverage >= floor and (
@@ -422,6 +433,7 @@ def score_units(
     compares = any(ask.year is not None for ask in asked_extremes(query))
     coded = {word for word in _CODED.findall(query) if is_code_name(word)}
     counted = counted_things(query)
+    defined = defined_things(query)
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
     found = []
     for chunk in context:
@@ -457,7 +469,7 @@ def score_units(
                     claim.headed, own >= ECHO_SHARE * len(words),
                     several and claim.kind != "list" and not holds_series(shown), compares,
                     any(word in shown for word in coded), states_counts(shown, counted),
-                    Asked.CODE in kinds and kind > 0,
+                    Asked.CODE in kinds and kind > 0, states_definition(shown, defined),
                 )
             )  # fmt: skip
     found.sort(key=_order)

@@ -12,8 +12,10 @@ from app.answer.kinds import (
     Asked,
     asked_kinds,
     counted_things,
+    defined_things,
     holds_kind,
     states_counts,
+    states_definition,
     year_asked,
 )
 from app.answer.synthesis import (
@@ -564,6 +566,24 @@ def test_a_claim_counting_each_thing_asked_how_many_of_answers_at_a_lower_floor(
     assert not states_counts("aircraft delivered: 142", ["aircraft"])
     assert not states_counts("In 2021 aircraft deliveries rose", ["aircraft"])
     assert counted_things("How many of the zones are there?") == []
+
+
+def test_a_claim_defining_the_thing_asked_answers_at_a_lower_floor(embedder: Embedder) -> None:
+    introduction = chunk(
+        46,
+        "I. INTRODUCTION\n\nAccording to [Gad06] creativity is \u201cthe ability to use your "
+        "imagination to produce new ideas, make things etc.\u201d and imagination is \u201cthe "
+        "ability to form pictures or ideas in your mind\u201d.",
+    )
+    question = "How does Thoma's paper define creativity in its introduction?"
+    assert defined_things(question) == ["creativity"]
+    answer = synthesize(question, [introduction], [introduction], embedder)
+    assert "the ability to use your imagination" in answer.text
+    # The thing defined must be what the definition is of.
+    assert states_definition(
+        "Recursion refers to a call of itself", defined_things("Define recursion")
+    )
+    assert not states_definition("the imagination is \u201cthe ability", ["creativity"])
 
 
 def test_code_shown_for_a_how_to_question_needs_fewer_of_its_words_in_the_chunk(
