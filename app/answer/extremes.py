@@ -304,7 +304,7 @@ def _groups_compared(
     found: dict[str, Compared] = {}
     for number, extra, cells in rows:
         start, end = lines[number]
-        chunk = next((c for c in chunks if _holds(c, start, end)), None)
+        chunk = _holding(chunks, start, end)
         heads = _column_heads(year, page, lines[:number])
         if extra > fewest or chunk is None or heads is None or len(cells) < len(heads[1]):
             continue
@@ -336,7 +336,7 @@ def _rows_compared(
         if above is not None:
             start, label = above, " ".join(page.text[above : lines[number - 1][1]].split())
         label = _MARKED.sub("", label)
-        chunk = next((c for c in chunks if _holds(c, start, end)), None)
+        chunk = _holding(chunks, start, end)
         if len(cells) < 2 or chunk is None or _NOT_COMPARED.match(label):
             continue
         heads = _column_heads(year, page, lines[:number])
@@ -374,7 +374,7 @@ def _column_compared(
         compared = []
         for place, label, cells in run:
             start, end = lines[place]
-            chunk = next((c for c in chunks if _holds(c, start, end)), None)
+            chunk = _holding(chunks, start, end)
             under = _under(cells, extent)
             if under is not None and chunk is not None and not _NOT_COMPARED.match(label):
                 quote = _headed_row(page, chunk, head_lines, (start, end))
@@ -489,6 +489,11 @@ _PERIOD_WORD = re.compile(
     re.I,
 )
 """A word of a period's heading ("Three months ended June 30,"): it names no group."""
+
+
+def _holding(chunks: Sequence[Candidate], start: int, end: int) -> Candidate | None:
+    """Returns the chunk of the page that holds its text from `start` to `end`, if one does."""
+    return next((chunk for chunk in chunks if _holds(chunk, start, end)), None)
 
 
 def _holds(chunk: Candidate, start: int, end: int) -> bool:
@@ -635,7 +640,7 @@ def group_figure(question: str, page: PageText, chunks: Sequence[Candidate]) -> 
     for number, (start, end) in enumerate(lines):
         label = row_label(page.text[start:end])
         held = _label_terms(label)
-        chunk = next((c for c in chunks if _holds(c, start, end)), None)
+        chunk = _holding(chunks, start, end)
         if not held or not held <= asked or chunk is None:
             continue
         cells = _cells(page, start + len(label), end)

@@ -85,7 +85,7 @@ _FOUND = {
     Asked.VERSION: re.compile(r"\bv?\d+(?:\.\d+)+\b|\bversion\s+\d+", re.I),
     Asked.DEFINITION: re.compile(
         r"\b(?:is|are) (?:understood|defined|known|referred to|described) (?:here )?as\b|"
-        '\\b(?:is|are) [\u201c"]|'
+        r'\b(?:is|are) [\u201c"]|'
         r"\brefers? to\b|\bmeans?\b|\bstands? for\b|\bi\.\s?e\.|\bthat is,|\bdenotes?\b|"
         r"\bis called\b|\bis the (?:term|name) for\b",
         re.I,
