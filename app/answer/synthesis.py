@@ -403,6 +403,16 @@ def _next_to(unit: ScoredUnit, chosen: Sequence[ScoredUnit]) -> bool:
     return False
 
 
+_POINTER = re.compile(
+    r"(?:^|[,;(]\s*)(?:see|refer to)\s+(?:Item|Note|Part|Section)\b.*\bfor (?:additional|more|"
+    r"further) (?:information|details|discussion)\b",
+    re.I,
+)
+"""A sentence that sends the reader elsewhere for what it is about ("On January 1, 2022, the
+Company completed the sale of its New York subsidiary, see Item 1—Business— ... and Note 5 ...
+for additional information"): it holds no answer of the kind asked, whatever its figures."""
+
+
 def score_units(
     query: str,
     ranked: Sequence[Candidate],
@@ -456,6 +466,8 @@ def score_units(
                 + CONTEXT_SHARE * len(placed - found_terms)
             )
             kind = 0 if not kinds else (1 if holds_kind(text, kinds, query) else -1)
+            if _POINTER.search(shown):
+                kind = -1
             worth = (
                 COVERAGE_WEIGHT * weighed_terms / max(len(query_terms), 1)
                 + KIND_WEIGHT * kind

@@ -586,6 +586,26 @@ def test_a_claim_defining_the_thing_asked_answers_at_a_lower_floor(embedder: Emb
     assert not states_definition("the imagination is \u201cthe ability", ["creativity"])
 
 
+def test_a_sentence_sending_the_reader_elsewhere_is_not_the_answer(embedder: Embedder) -> None:
+    overview = chunk(
+        47,
+        "On January 1, 2022, the Company completed the sale of its New York subsidiary, see "
+        "Item 1—Business—Regulated Businesses—Sale of New York American Water Company, Inc. "
+        "below and Note 5—Acquisitions and Divestitures in the Notes to Consolidated Financial "
+        "Statements for additional information.",
+    )
+    sale = chunk(
+        48,
+        "On January 1, 2022, the Company completed the sale of its New York subsidiary to "
+        "Liberty Utilities (Eastern Water Holdings) Corp. (\u201cLiberty\u201d).",
+    )
+    question = "To whom did American Water Works sell its New York subsidiary, and at what price?"
+    answer = synthesize(question, [overview, sale], [overview, sale], embedder)
+    assert answer.text.startswith(
+        "On January 1, 2022, the Company completed the sale of its New York subsidiary to Liberty"
+    )
+
+
 def test_code_shown_for_a_how_to_question_needs_fewer_of_its_words_in_the_chunk(
     embedder: Embedder,
 ) -> None:
