@@ -399,15 +399,16 @@ def section(
         files, pages = sizes[DOCS_COLLECTION]
         collections.append(
             f"the {files} documents of `bench/data/questions_docs.jsonl` ({pages:,} pages; "
-            "the docs and 10-Q questions, the off-topic ones, `bench/data/docs_held.jsonl`'s and "
-            "`bench/data/sec10q_held.jsonl`'s are asked over all of them, the last again "
-            "restricted to the question's filing)"
+            "the docs and 10-Q questions, the off-topic ones, `bench/data/docs_held.jsonl`'s, "
+            "`bench/data/docs_blind.jsonl`'s and `bench/data/sec10q_held.jsonl`'s are asked "
+            "over all of them, the last again restricted to the question's filing)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]
         collections.append(
-            f"FinanceBench's {files} filings ({pages:,} pages; asked over all of them, and "
-            "again restricted to the question's filing)"
+            f"FinanceBench's {files} filings ({pages:,} pages; FinanceBench's questions and "
+            "bench/data's financebench_more, financebench_held and financebench_blind are asked "
+            "over all of them, and again restricted to the question's filing)"
         )
     asked = "every question" if every <= 1 else f"every {every}th question"
     command = "python bench/eval_answers.py"
