@@ -266,7 +266,8 @@ def ranked_comparison(
         # The chunks of one table are read together, once.
         table = (*page, chunk.table_header or chunk.chunk_id)
         comparison = None
-        if table not in tables:
+        # A comparison of no year reads no year's column: only a column the measure heads.
+        if table not in tables and asked.year is not None:
             tables.add(table)
             before = page_end(session, chunk.document_id, chunk.page_start - 1)
             comparison = table_extreme(asked, table_chunks(session, chunk), before)
