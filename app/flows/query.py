@@ -48,6 +48,7 @@ from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
 from app.core.links import response_scope, token_query
 from app.core.questions import question_core
+from app.core.records import PageText
 from app.db.documents import stored_pages
 from app.db.responses import store_response
 from app.embedding.backends import FloatArray
@@ -273,11 +274,8 @@ def ranked_comparison(
             comparison = table_extreme(asked, table_chunks(session, chunk), before)
         if comparison is None and page not in read:
             read.add(page)
-            stored = stored_pages(
-                session=session, document_id=chunk.document_id, numbers=[chunk.page_start]
-            )
-            on_page = chunks_on_page(session, *page)
-            comparison = column_extreme(asked, stored[0], on_page) if stored else None
+            read_page = page_and_chunks(session, *page)
+            comparison = column_extreme(asked, *read_page) if read_page else None
         if comparison is not None:
             return comparison
     return None
@@ -310,6 +308,15 @@ def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> An
     return None
 
 
+def page_and_chunks(
+    session: Session, document_id: uuid.UUID, number: int
+) -> tuple[PageText, list[Candidate]] | None:
+    """Returns a stored page's text and the chunks on it, which quote what is read from it;
+    None when the page is not stored."""
+    stored = stored_pages(session=session, document_id=document_id, numbers=[number])
+    return (stored[0], chunks_on_page(session, document_id, number)) if stored else None
+
+
 def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
     """Returns the answer quoting the figure `query` asks of a part of the company (a segment
     it names: app.answer.metrics.names_a_part) from a table on a ranked chunk's page whose
@@ -318,9 +325,8 @@ def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> An
     if not names_a_part(query):
         return None
     for document_id, number in dict.fromkeys((c.document_id, c.page_start) for c in ranked):
-        stored = stored_pages(session=session, document_id=document_id, numbers=[number])
-        on_page = chunks_on_page(session, document_id, number)
-        answer = group_figure(query, stored[0], on_page) if stored else None
+        read_page = page_and_chunks(session, document_id, number)
+        answer = group_figure(query, *read_page) if read_page else None
         if answer is not None:
             return answer
     return None
