@@ -87,6 +87,11 @@ class Settings(BaseSettings):
     worker_heartbeat_seconds: float = Field(default=10.0, gt=0)
     worker_stalled_seconds: float = Field(default=30.0, gt=0)
     worker_poll_seconds: float = Field(default=2.0, gt=0)
+    worker_database_wait_seconds: float = Field(
+        default=30.0,
+        gt=0,
+        description="How long a worker waits for a database connection before it starts again.",
+    )
     max_pages: int = Field(default=2000, ge=1)
     ocr: Literal["auto", "off", "force"] = Field(
         default="auto",

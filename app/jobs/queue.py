@@ -41,12 +41,14 @@ def ingest_document_task(context: procrastinate.JobContext, job_id: str) -> str:
     return run_ingest_job(uuid.UUID(job_id))
 
 
-def queue_app(engine: Engine) -> procrastinate.App:
-    """Returns a procrastinate app over the engine's database, its tasks registered."""
+def queue_app(engine: Engine, *, wait_seconds: float = 30.0) -> procrastinate.App:
+    """Returns a procrastinate app over the engine's database, its tasks registered; its
+    connections are waited for `wait_seconds` at most."""
     conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    app = procrastinate.App(
-        connector=procrastinate.PsycopgConnector(conninfo=conninfo, min_size=1, max_size=4)
+    connector = procrastinate.PsycopgConnector(
+        conninfo=conninfo, min_size=1, max_size=4, timeout=wait_seconds
     )
+    app = procrastinate.App(connector=connector)
     # An error run is retried after a pause; the job's own attempt count decides when to stop.
     retry = procrastinate.RetryStrategy(max_attempts=RETRY_LIMIT, wait=RETRY_WAIT_SECONDS)
     app.task(name=INGEST_TASK, queue=INGEST_QUEUE, pass_context=True, retry=retry)(
@@ -94,10 +96,11 @@ async def run_worker(
     outages of any length.
 
     procrastinate's worker stops at the first error from the database (a fetch, a heartbeat,
-    its pool waiting longer than its timeout). It is started again, on a new pool, after a
-    pause that doubles up to RECONNECT_MAX_SECONDS while the database stays away; back, it
-    takes up the queue, and the job it was running when the database went away is queued
-    again by the stalled-job watch, since its heartbeat stopped with it.
+    its pool waiting for a connection longer than WORKER_DATABASE_WAIT_SECONDS). It is
+    started again, on a new pool, after a pause that doubles up to RECONNECT_MAX_SECONDS
+    while the database stays away; back, it takes up the queue, and the job it was running
+    when the database went away is queued again by the stalled-job watch, since its
+    heartbeat stopped with it.
     """
     pause = RECONNECT_FIRST_SECONDS
     while not stop.is_set():
@@ -124,7 +127,7 @@ async def run_worker_once(
     engine: Engine, settings: Settings, run_ingest_job: RunIngestJob, stop: asyncio.Event
 ) -> None:
     """Runs one worker and its watch over stalled jobs until `stop` is set or the worker stops."""
-    app = queue_app(engine)
+    app = queue_app(engine, wait_seconds=settings.worker_database_wait_seconds)
     async with app.open_async():
         worker = Worker(
             app,
