@@ -25,16 +25,25 @@ ABBREVIATIONS = frozenset(
     }
 )  # fmt: skip
 """Words that end in a period without ending the sentence (compared in lower case)."""
+_CLOSING = frozenset({"al", "co", "corp", "etc", "inc", "jr", "llc", "ltd", "sr"})
+"""Abbreviations a sentence often ends with ("... according to Information Resources, Inc.")
+as dotted letters do ("... sold in the U.S."): before a word that opens sentences, their
+period ends one too."""
+_OPENER = re.compile(
+    r"\s+(?:The|However|In|We|Our|This|These|Those|It|Its|They|There|As|For|Such|Also|Additionally"
+    r"|Accordingly|Therefore|Thus|If|When|While)\b"
+)
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
     """Returns the spans of the sentences in `text`, trimmed of surrounding whitespace.
 
     A sentence ends at ".", "!", "?" or "…" (closing quotes and brackets included) that is
-    followed by whitespace and then not by a lower-case letter, unless the period closes
-    an abbreviation ("e.g.", "et al.", "Fig."), an initial ("J.") or dotted letters ("U.S.").
-    Decimals never split: their period is not followed by whitespace. A full-width full stop,
-    exclamation or question mark ends one wherever it stands.
+    followed by whitespace and then not by a lower-case letter, unless the period closes an
+    abbreviation ("e.g.", "et al.", "Fig."), an initial ("J.") or dotted letters ("U.S.")
+    and, for those a sentence often ends with ("Inc.", "U.S."), no word that opens
+    sentences follows. Decimals never split: their period is not followed by whitespace. A
+    full-width full stop, exclamation or question mark ends one wherever it stands.
     """
     spans: list[tuple[int, int]] = []
     start = 0
@@ -55,7 +64,10 @@ def _is_abbreviation(text: str, period: int) -> bool:
     word = word.lstrip("([\"'\u201c\u2018")
     if len(word) == 1 and word.isupper():
         return True
-    return word.lower() in ABBREVIATIONS or _DOTTED.fullmatch(word) is not None
+    dotted = _DOTTED.fullmatch(word) is not None
+    if (dotted or word.lower() in _CLOSING) and _OPENER.match(text, period + 1):
+        return False
+    return word.lower() in ABBREVIATIONS or dotted
 
 
 def trim_span(text: str, start: int, end: int) -> tuple[int, int]:
