@@ -25,10 +25,10 @@ ABBREVIATIONS = frozenset(
     }
 )  # fmt: skip
 """Words that end in a period without ending the sentence (compared in lower case)."""
-_CLOSING = frozenset({"al", "co", "corp", "etc", "inc", "jr", "llc", "ltd", "sr"})
-"""Abbreviations a sentence often ends with ("... according to Information Resources, Inc.")
-as dotted letters do ("... sold in the U.S."): before a word that opens sentences, their
-period ends one too."""
+_CLOSING = frozenset({"al", "etc", "inc", "jr", "ltd", "sr"})
+"""Of ABBREVIATIONS, those a sentence often ends with ("... according to Information
+Resources, Inc.") as dotted letters do ("... sold in the U.S."): before a word that opens
+sentences, their period ends one too."""
 _OPENER = re.compile(
     r"\s+(?:The|However|In|We|Our|This|These|Those|It|Its|They|There|As|For|Such|Also|Additionally"
     r"|Accordingly|Therefore|Thus|If|When|While)\b"
