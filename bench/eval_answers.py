@@ -88,25 +88,37 @@ BLIND = "financebench-blind"
 """bench/data/financebench_blind.jsonl's questions, written blind in session 23 and measured
 before any change read them, over the same filings."""
 BLIND_OWN = "financebench-blind, own filing"
+BLIND2 = "financebench-blind 2"
+"""bench/data/financebench_blind2.jsonl's questions, written blind in session 25, over the same
+filings."""
+BLIND2_OWN = "financebench-blind 2, own filing"
 STYLE_SETS = (
     ("financebench_more", MORE, MORE_OWN),
     ("financebench_held", HELD, HELD_OWN),
     ("financebench_blind", BLIND, BLIND_OWN),
+    ("financebench_blind2", BLIND2, BLIND2_OWN),
 )
 """(file in bench/data, source in one collection, source within the question's filing)."""
 SEC_HELD = "10-Q held"
 """bench/data/sec10q_held.jsonl's questions, kept from tuning, over the documents' collection
 (whose 10-Qs they ask about)."""
 SEC_HELD_OWN = "10-Q held, own filing"
-STYLED = (MORE, MORE_OWN, HELD, HELD_OWN, BLIND, BLIND_OWN, SEC_HELD, SEC_HELD_OWN)
+STYLED = (
+    *(source for _, one, own in STYLE_SETS for source in (one, own)),
+    SEC_HELD,
+    SEC_HELD_OWN,
+)
 DOCS_HELD = "docs held"
 """bench/data/docs_held.jsonl's questions over the papers and manuals, kept from tuning."""
 DOCS_BLIND = "docs blind"
 """bench/data/docs_blind.jsonl's questions over the papers and manuals, written blind in
 session 23."""
-DOCS_APART = ((DOCS_HELD, "docs_held"), (DOCS_BLIND, "docs_blind"))
+DOCS_BLIND2 = "docs blind 2"
+"""bench/data/docs_blind2.jsonl's questions over the papers and manuals, written blind in
+session 25."""
+DOCS_APART = ((DOCS_HELD, "docs_held"), (DOCS_BLIND, "docs_blind"), (DOCS_BLIND2, "docs_blind2"))
 """(source, file in bench/data) of the question sets over the papers and manuals kept apart."""
-APART = (OWN_FILING, METRICS, *STYLED, DOCS_HELD, DOCS_BLIND)
+APART = (OWN_FILING, METRICS, *STYLED, *(source for source, _ in DOCS_APART))
 """Sources kept out of the "all" row, which stays the one the history compares."""
 SETS = ("docs", "financebench")
 
@@ -400,14 +412,16 @@ def section(
         collections.append(
             f"the {files} documents of `bench/data/questions_docs.jsonl` ({pages:,} pages; "
             "the docs and 10-Q questions, the off-topic ones, `bench/data/docs_held.jsonl`'s, "
-            "`bench/data/docs_blind.jsonl`'s and `bench/data/sec10q_held.jsonl`'s are asked "
+            "`bench/data/docs_blind.jsonl`'s, `bench/data/docs_blind2.jsonl`'s and "
+            "`bench/data/sec10q_held.jsonl`'s are asked "
             "over all of them, the last again restricted to the question's filing)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]
         collections.append(
             f"FinanceBench's {files} filings ({pages:,} pages; FinanceBench's questions and "
-            "bench/data's financebench_more, financebench_held and financebench_blind are asked "
+            "bench/data's financebench_more, financebench_held, financebench_blind and "
+            "financebench_blind2 are asked "
             "over all of them, and again restricted to the question's filing)"
         )
     asked = "every question" if every <= 1 else f"every {every}th question"

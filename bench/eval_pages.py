@@ -109,7 +109,12 @@ def eval_sets() -> dict[str, EvalSet]:
                 financebench_style_questions(name),
                 BY_QUESTION_TYPE,
             )
-            for name in ("financebench_more", "financebench_held", "financebench_blind")
+            for name in (
+                "financebench_more",
+                "financebench_held",
+                "financebench_blind",
+                "financebench_blind2",
+            )
         },
         "sec10q-held": EvalSet(
             "sec10q-held",
@@ -126,7 +131,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 (("in a table", lambda q: q.in_table),),
                 tuple(files_of(docs_questions())),
             )
-            for name in ("docs_held", "docs_blind")
+            for name in ("docs_held", "docs_blind", "docs_blind2")
         },
         "docs": EvalSet(
             "docs",
@@ -385,7 +390,9 @@ def main() -> None:
             "20 and kept from tuning; docs-held = `bench/data/docs_held.jsonl`, 30 over the "
             "papers and manuals, written blind in session 21 and kept from tuning; "
             "financebench-blind and docs-blind = `bench/data/financebench_blind.jsonl` (24) and "
-            "`bench/data/docs_blind.jsonl` (24), written blind in session 23; docs = "
+            "`bench/data/docs_blind.jsonl` (24), written blind in session 23; financebench-blind2 "
+            "and docs-blind2 = `bench/data/financebench_blind2.jsonl` (24) and "
+            "`bench/data/docs_blind2.jsonl` (32), written blind in session 25; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",
