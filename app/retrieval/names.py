@@ -137,8 +137,17 @@ def name_phrases(query: str) -> list[tuple[str, ...]]:
     return phrases
 
 
+DOCUMENT_PARTS = frozenset({
+    "appendix", "article", "chapter", "equation", "exhibit", "fig", "figure", "item", "lemma",
+    "listing", "note", "page", "part", "schedule", "section", "step", "table", "theorem", "volume",
+})  # fmt: skip
+"""Words that point at a part of the document, not at what it names: a question's "(Figure 4)"
+is the paper's "Fig. 4", and a passage need not say "Figure" to be about what it shows."""
+
+
 def _is_name(word: str, *, opens_sentence: bool, called: bool) -> bool:
-    if not any(c.isalpha() for c in word) or word.lower() in QUESTION_WORDS:
+    lowered = word.lower()
+    if not any(c.isalpha() for c in word) or lowered in QUESTION_WORDS or lowered in DOCUMENT_PARTS:
         return False
     code = called or any(c.isdigit() for c in word)
     acronym = len(word) >= 2 and word.isupper()

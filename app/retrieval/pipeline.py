@@ -233,10 +233,13 @@ def rank_chunks(
         # And each name with a version as the query writes it, the document's name read too:
         # passages on Llama-3 and Qwen2 do not answer "What learning rate schedule was used to
         # pre-train Llama 2?", nor ones that mention GPT-4 in passing "How many parameters
-        # does GPT-4 have?".
+        # does GPT-4 have?". A passage holds what its document's title or file name says too
+        # ("Thoma's creativity paper": only its first page says Thoma).
         versions = versioned_names(query) if names else []
         unsaid = bool(names) and bool(
-            unheld_phrases([said[index] for index in passing], phrases)
+            unheld_phrases(
+                [said[index] | document_words(candidates[index]) for index in passing], phrases
+            )
             or (
                 versions
                 and unwritten_versions([named_text(candidates[i]) for i in passing], versions)
@@ -302,8 +305,13 @@ def names_document(candidate: Candidate, names: list[str]) -> bool:
     """Whether a name the query gives is its document's, in its title or file name ("Thoma's
     paper", "creativity-in-ml_thoma.pdf"): each of its passages is of what the query names,
     though only its first page says it."""
-    words = text_words(f"{candidate.document_title} {candidate.document_filename}")
+    words = document_words(candidate)
     return any(holds_name(words, name) for name in names)
+
+
+def document_words(candidate: Candidate) -> set[str]:
+    """Returns the words of a candidate's document title and file name (text_words)."""
+    return text_words(f"{candidate.document_title} {candidate.document_filename}")
 
 
 def writes_quoted(candidate: Candidate, quoted: list[str], names: list[str]) -> bool:

@@ -304,6 +304,14 @@ PAIRS = [
         (3,),
     ),
     PagePair(
+        # Neither "Figure" (the paper writes "Fig. 4") nor "Thoma" (the first page and the
+        # file name only) is in the passage: neither makes it no_matches.
+        "creativity-figure-by-author",
+        CREATIVITY,
+        "Which painter's style does Thoma's paper transfer onto a photograph in Figure 4?",
+        (3,),
+    ),
+    PagePair(
         "creativity-eliza-secretary",
         CREATIVITY,
         "What happened when Weizenbaum's secretary was talking to ELIZA?",

@@ -34,6 +34,12 @@ def test_names_run_in_phrases_and_a_word_opening_a_sentence_is_none() -> None:
     assert name_phrases('What is the plot of "Moby-Dick"?') == [("Moby-Dick",)]
 
 
+def test_a_part_of_the_document_is_no_name_nor_its_number_a_version() -> None:
+    asked = "What do Figure 4 of Thoma's paper (see Section 2.1) and Table 2 show?"
+    assert name_phrases(asked) == [("Thoma",)]
+    assert names.versioned_names(asked) == []
+
+
 def test_a_function_written_as_a_call_is_a_name() -> None:
     assert name_phrases("What does dplyr's mutate() function do?") == [("mutate",)]
     assert name_phrases("What does asn1_der_coding() return?") == [("asn1_der_coding",)]
