@@ -939,6 +939,9 @@ def _item_asked(asking: str) -> Metric | None:
             return None
         if _PART_NAMED.search(asking[: found.start()]):
             return None
+        qualifier = _QUALIFIER.search(asking[: found.start()])
+        if qualifier and qualifier.group(1) not in _ANY_OF_THE_ITEM:
+            return None
         return ITEM_METRICS[key]
     return None
 
@@ -950,6 +953,17 @@ _PART_NAMED = re.compile(
 """A name right after the company's possessive ("its") and right before the item: a segment's or a
 product's ("NVIDIA's Data Center revenue", "Apple's iPhone net sales"), whose figure is not
 the statement's."""
+
+
+_QUALIFIER = re.compile(r"(?:^|\s)([a-z][a-z-]*)\s+$")
+_ANY_OF_THE_ITEM = frozenset({
+    "a", "an", "and", "are", "as", "consolidated", "did", "do", "does", "for", "gaap", "in",
+    "is", "its", "much", "net", "of", "operating", "our", "reported", "the", "their", "total",
+    "was", "were", "what",
+})  # fmt: skip
+"""The lower-case words that may stand right before a line item asked for its statement's
+figure; any other names a kind of it ("subscription revenue", "wireless equipment revenue"),
+which is a note's or the MD&A's figure, not the statement's."""
 
 
 _PART_NOUN = re.compile(
@@ -965,8 +979,27 @@ def names_a_part(question: str) -> bool:
     """Says whether `question` asks of a part of the company rather than of it: it names a
     segment, a unit, a division, a customer group or a brand, or two owners ("Converse's total
     revenues in Nike's fiscal 2023": the first is the second's)."""
-    owners = {owner.lower() for owner in _POSSESSOR.findall(question)}
+    owners = {owner.lower() for owner in owners_named(question)}
     return _PART_NOUN.search(question) is not None or len(owners) > 1
+
+
+def owners_named(question: str) -> list[str]:
+    """Returns the names `question` writes as owners ("Nike's", "American Water Works'")."""
+    return [owner for owner in _POSSESSOR.findall(question) if owner.lower() not in _CONTRACTED]
+
+
+_CONTRACTED = frozenset({"here", "how", "it", "let", "that", "there", "what", "where", "who"})
+"""Words whose "'s" is "is" or "us" ("Here's the question"), not an owner's."""
+
+
+def owned_by(question: str, document: str) -> bool:
+    """Says whether every owner `question` names ("MGM China's", "American Water Works'") is
+    written in `document` (its title and file name): a subsidiary's figures are not its
+    parent's statements' ("MGM China's net revenues" in MGM Resorts' 10-K)."""
+    written = document.lower()
+    return all(
+        all(word.lower() in written for word in owner.split()) for owner in owners_named(question)
+    )
 
 
 def _asking(question: str) -> str:

@@ -29,7 +29,13 @@ from app.answer.extremes import (
     table_extreme,
 )
 from app.answer.llm import ChatFailed
-from app.answer.metrics import LINE_ITEMS, asked_metric, computed_answer, names_a_part
+from app.answer.metrics import (
+    LINE_ITEMS,
+    asked_metric,
+    computed_answer,
+    names_a_part,
+    owned_by,
+)
 from app.contract.schemas import (
     AnswerStatus,
     BBox,
@@ -217,7 +223,10 @@ def metric_answer(query: str, ranked: Sequence[Candidate], session: Session) -> 
     if asked is None:
         return None
     patterns = [LINE_ITEMS[name].search for name in asked.metric.items]
+    documents = {c.document_id: f"{c.document_title} {c.document_filename}" for c in ranked}
     for document_id in statement_documents(ranked, asked.years[-1])[:COMPUTED_DOCUMENTS]:
+        if not owned_by(query, documents[document_id]):
+            continue
         answer = computed_answer(asked, chunks_holding(session, document_id, patterns))
         if answer is not None:
             return answer

@@ -17,6 +17,7 @@ from app.answer.metrics import (
     computed_answer,
     find_row,
     normal_label,
+    owned_by,
 )
 from tests.helpers.chunks import statement_chunk
 
@@ -168,10 +169,21 @@ def test_a_line_item_asked_alone(question: str, metric: str, years: tuple[int, .
         "Which region had the highest revenue in FY2021?",
         # Another measure named after the item.
         "What was the total annualized recurring revenue (ARR) at the end of fiscal 2015?",
+        # A kind of the item, which the statement may not print on a line of its own.
+        "How much subscription revenue did Adobe report for fiscal 2015?",
+        "What was the wireless equipment revenue in 2021?",
     ],
 )
 def test_questions_that_ask_more_than_a_line_item(question: str) -> None:
     assert asked_metric(question) is None
+
+
+def test_a_figure_of_what_the_document_is_not_the_owner_of() -> None:
+    filing = "MGM Resorts International; Form 10-K, fiscal year ended December 31, 2018 MGM.pdf"
+    assert not owned_by("What were MGM China's net revenues in 2018?", filing)
+    assert owned_by("What were MGM Resorts' net revenues in 2018?", filing)
+    assert owned_by("What were the net revenues in 2018?", filing)
+    assert owned_by("Here's the question: what were MGM Resorts' net revenues in 2018?", filing)
 
 
 def test_the_scale_asked_for() -> None:
