@@ -82,6 +82,22 @@ def fiscal_years_spelled(text: str) -> str:
     return _FISCAL_YEAR.sub(r"fiscal year \1", text)
 
 
+_FRAME_WORDS = re.compile(
+    r"\b(?:according|defin(?:e|es|ed|ition|itions)|meaning|paper|manual|report|document|article"
+    r"|book|handbook|guide|publication|authors?|describ(?:e|es|ed)|explain(?:s|ed)?"
+    r"|mention(?:s|ed)?|says?)\b",
+    re.IGNORECASE,
+)
+
+
+def without_frame_words(text: str) -> str:
+    """Returns `text` without the words that frame what it asks, the source it asks of and how
+    ("According to R's introduction manual", "How does the paper define chatbots?"): a passage
+    that answers seldom writes them, and rare in the documents, they weighed most in whether it
+    holds what was asked."""
+    return _FRAME_WORDS.sub(" ", text)
+
+
 _NEXT_ASK = re.compile(
     r",?\s+and\s+(?=(?:by\s+)?(?:how|what|which|when|where|who|whom|why)\b)", re.IGNORECASE
 )

@@ -11,7 +11,12 @@ from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
-from app.core.questions import fiscal_years_spelled, question_core, quoted_terms
+from app.core.questions import (
+    fiscal_years_spelled,
+    question_core,
+    quoted_terms,
+    without_frame_words,
+)
 from app.core.rows import full_dates
 from app.db.models import Chunk
 from app.db.terms import query_term_stats
@@ -252,7 +257,7 @@ def rank_chunks(
         # them. Searched so, "fiscal year 2018" cost FinanceBench two pages within a filing.
         kept = covering_query(
             session,
-            fiscal_years_spelled(query),
+            fiscal_years_spelled(without_frame_words(query)),
             kept,
             params.min_term_coverage,
             params.filters.collection,

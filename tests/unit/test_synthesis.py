@@ -30,7 +30,12 @@ from app.answer.synthesis import (
 )
 from app.answer.units import chunk_sentences
 from app.core.geometry import chunk_segments
-from app.core.questions import fiscal_years_spelled, question_core, question_parts
+from app.core.questions import (
+    fiscal_years_spelled,
+    question_core,
+    question_parts,
+    without_frame_words,
+)
 from app.core.records import PAGE_BREAK
 from app.core.sentences import split_sentences
 from app.embedding import Embedder
@@ -453,6 +458,9 @@ def test_a_questions_core_leaves_its_instructions_out() -> None:
         "What is MGM's fiscal year 2018 - fiscal year 2020 capex?"
     )
     assert fiscal_years_spelled("What was FY23 revenue?") == "What was FY23 revenue?"
+    framed = "According to R's introduction manual, how does the paper define locator()?"
+    framed_out = " ".join(without_frame_words(framed).split())
+    assert framed_out == "to R's introduction , how does the locator()?"
     # A sentence that asks stays, whatever it opens with; a plain question is left alone.
     asking = "Basing your judgments off of the balance sheet, what is the FY2018 payable?"
     assert question_core(asking) == asking
