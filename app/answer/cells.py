@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.answer.claims import Answer, Quote, shown_text, worked_out
+from app.answer.claims import STOPWORDS, Answer, Quote, shown_text, worked_out
 from app.core.chunks import Candidate
 
 CELL_CONFIDENCE = 0.7
@@ -100,7 +100,14 @@ def cell_answer(question: str, table: Sequence[Candidate]) -> Answer | None:
     found = []
     for count in sorted({len(row.figures) for row in rows}):
         heads = (
-            (names, [index for index, name in enumerate(names) if name in written])
+            (
+                names,
+                [
+                    index
+                    for index, name in enumerate(names)
+                    if name in written and name.lower() not in STOPWORDS
+                ],
+            )
             for names in column_names(lines, count)
         )
         names, named = next(((names, named) for names, named in heads if len(named) == 1), ((), []))

@@ -79,3 +79,13 @@ def test_a_cell_is_not_guessed() -> None:
     # The row whose label the question holds whole: MMLU, not MMLU-Pro.
     answer = cell_answer("What is Qwen2-72B's MMLU score?", table)
     assert answer is not None and answer.text.startswith("MMLU, Qwen2-72B: 84.2")
+
+
+def test_a_word_of_grammar_names_no_column() -> None:
+    header = "Number of combined end % of\ncustomers net sales in 2022\nsegment customers of\n"
+    rows = "Display Technologies 2 37%\n"
+    chunk = statement_chunk(3, header + rows, page=14, header=" ".join(header.split()))
+    table = [dataclasses.replace(chunk, table_header=(0, len(header)))]
+    asked = "What was the segment net income of Corning's Display Technologies segment in 2022?"
+    assert column_names(header.splitlines(), 2)[0] == ("customers", "of")
+    assert cell_answer(asked, table) is None
