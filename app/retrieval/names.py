@@ -83,9 +83,15 @@ def document_words(title: str, filename: str) -> frozenset[str]:
 
 
 def name_boost(query_words: frozenset[str], title: str, filename: str) -> float:
-    """Returns what a candidate's score loses for each query word its document's name has."""
+    """Returns what a candidate's score loses for each query word its document's name has:
+    its year apart from the other words, so that a company's name of three words ("American
+    Water Works") does not fill MAX_NAMED_WORDS and leave its filings of every year alike."""
     shared = query_words & document_words(title, filename)
-    return NAME_BOOST * min(len(shared), MAX_NAMED_WORDS)
+    years = {word for word in shared if _NAMED_YEAR.fullmatch(word)}
+    return NAME_BOOST * (min(len(shared - years), MAX_NAMED_WORDS - 1) + min(len(years), 1))
+
+
+_NAMED_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def date_boost(query_dates: frozenset[tuple[int, int, int]], text: str) -> float:

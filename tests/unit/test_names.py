@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from app.core.questions import quoted_terms
 from app.core.rows import full_dates
 from app.retrieval import names
@@ -108,6 +110,13 @@ def test_a_company_of_two_words_and_a_year_name_one_filing() -> None:
         words, "MGM Resorts International 10-K 2020", "MGMRESORTS_2020_10K.pdf"
     )
     assert named > other > 0.0
+    # A company of three words and the form ("10-K") name all its filings as much: the year
+    # still tells them apart.
+    words = names.name_words("How many installations did American Water Works' FY2022 10-K list?")
+    title = "AMERICAN WATER WORKS COMPANY, INC."
+    named = names.name_boost(words, title, "AMERICANWATERWORKS_2022_10K.pdf")
+    other = names.name_boost(words, title, "AMERICANWATERWORKS_2020_10K.pdf")
+    assert named == pytest.approx(other + names.NAME_BOOST)
 
 
 def test_a_term_set_in_quotes_is_read_whole_and_an_apostrophe_opens_none() -> None:
