@@ -243,7 +243,7 @@ def rank_chunks(
         versions = versioned_names(query) if names else []
         unsaid = bool(names) and bool(
             unheld_phrases(
-                [said[index] | document_words(candidates[index]) for index in passing], phrases
+                [said[index] | title_words(candidates[index]) for index in passing], phrases
             )
             or (
                 versions
@@ -310,11 +310,11 @@ def names_document(candidate: Candidate, names: list[str]) -> bool:
     """Whether a name the query gives is its document's, in its title or file name ("Thoma's
     paper", "creativity-in-ml_thoma.pdf"): each of its passages is of what the query names,
     though only its first page says it."""
-    words = document_words(candidate)
+    words = title_words(candidate)
     return any(holds_name(words, name) for name in names)
 
 
-def document_words(candidate: Candidate) -> set[str]:
+def title_words(candidate: Candidate) -> set[str]:
     """Returns the words of a candidate's document title and file name (text_words)."""
     return text_words(f"{candidate.document_title} {candidate.document_filename}")
 
