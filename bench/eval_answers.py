@@ -44,6 +44,7 @@ from bench.evalkit import (
     DOCS_COLLECTION,
     FINANCEBENCH_COLLECTION,
     REPOSITORY,
+    SEC10Q_COLLECTION,
     Citelock,
     Collection,
     answered,
@@ -103,10 +104,16 @@ SEC_HELD = "10-Q held"
 """bench/data/sec10q_held.jsonl's questions, kept from tuning, over the documents' collection
 (whose 10-Qs they ask about)."""
 SEC_HELD_OWN = "10-Q held, own filing"
+SEC_BLIND = "10-Q blind"
+"""bench/data/sec10q_blind.jsonl's questions, written blind in session 26, over all 20 of
+docugami's 10-Qs (their own collection: the documents' holds 18)."""
+SEC_BLIND_OWN = "10-Q blind, own filing"
 STYLED = (
     *(source for _, one, own in STYLE_SETS for source in (one, own)),
     SEC_HELD,
     SEC_HELD_OWN,
+    SEC_BLIND,
+    SEC_BLIND_OWN,
 )
 DOCS_HELD = "docs held"
 """bench/data/docs_held.jsonl's questions over the papers and manuals, kept from tuning."""
@@ -238,6 +245,11 @@ def ask_all(
             for question in every_nth(docs_questions(name, source), every):
                 response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
                 outcomes.append(judge(question, source, response))
+        blind_10qs = financebench_style_questions("sec10q_blind", CORPUS)
+        quarterlies = citelock.ensure_collection(SEC10Q_COLLECTION, files_of(blind_10qs))
+        sizes[SEC10Q_COLLECTION] = (len(quarterlies.ids), quarterlies.pages)
+        for question in every_nth(blind_10qs, every):
+            outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND, SEC_BLIND_OWN))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
@@ -415,6 +427,12 @@ def section(
             "`bench/data/docs_blind.jsonl`'s, `bench/data/docs_blind2.jsonl`'s and "
             "`bench/data/sec10q_held.jsonl`'s are asked "
             "over all of them, the last again restricted to the question's filing)"
+        )
+    if SEC10Q_COLLECTION in sizes:
+        files, pages = sizes[SEC10Q_COLLECTION]
+        collections.append(
+            f"docugami's {files} 10-Qs ({pages:,} pages; `bench/data/sec10q_blind.jsonl`'s "
+            "questions are asked over all of them, and again restricted to the question's filing)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

@@ -47,6 +47,7 @@ from bench.evalkit import (
     FINANCEBENCH,
     FINANCEBENCH_COLLECTION,
     REPOSITORY,
+    SEC10Q_COLLECTION,
     Citelock,
     Collection,
     IngestRecord,
@@ -122,6 +123,12 @@ def eval_sets() -> dict[str, EvalSet]:
             financebench_style_questions("sec10q_held", CORPUS),
             BY_QUESTION_TYPE,
             tuple(files_of(docs_questions())),
+        ),
+        "sec10q-blind": EvalSet(
+            "sec10q-blind",
+            SEC10Q_COLLECTION,
+            financebench_style_questions("sec10q_blind", CORPUS),
+            BY_QUESTION_TYPE,
         ),
         **{
             name.replace("_", "-"): EvalSet(
@@ -387,7 +394,9 @@ def main() -> None:
             "`bench/data/financebench_held.jsonl`, 30 more written blind in session 19 and "
             "kept from tuning; sec10q-held = `bench/data/sec10q_held.jsonl`, 30 in the same "
             "style over 18 of docugami's 10-Qs (the docs collection), written blind in session "
-            "20 and kept from tuning; docs-held = `bench/data/docs_held.jsonl`, 30 over the "
+            "20 and kept from tuning; sec10q-blind = `bench/data/sec10q_blind.jsonl`, 30 in the "
+            "same style over all 20 of docugami's 10-Qs (a collection of their own), written "
+            "blind in session 26; docs-held = `bench/data/docs_held.jsonl`, 30 over the "
             "papers and manuals, written blind in session 21 and kept from tuning; "
             "financebench-blind and docs-blind = `bench/data/financebench_blind.jsonl` (24) and "
             "`bench/data/docs_blind.jsonl` (24), written blind in session 23; financebench-blind2 "
