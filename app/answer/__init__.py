@@ -4,7 +4,7 @@ the evidence of each claim on its page."""
 from app.answer.claims import Answer, Citation, Claim
 from app.answer.evidence import Evidence, collect_evidence
 from app.answer.llm import ChatModel, synthesize_with_model
-from app.answer.synthesis import synthesize
+from app.answer.synthesis import Following, synthesize
 
 __all__ = [
     "Answer",
@@ -12,6 +12,7 @@ __all__ = [
     "Citation",
     "Claim",
     "Evidence",
+    "Following",
     "collect_evidence",
     "synthesize",
     "synthesize_with_model",

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -51,7 +51,16 @@ from app.answer.kinds import (
     states_definition,
     year_asked,
 )
-from app.answer.units import Span, claim_units, holds_series
+from app.answer.units import (
+    MAX_LIST_CHARS,
+    MAX_LIST_ITEMS,
+    Span,
+    claim_units,
+    continued_items,
+    holds_series,
+    list_runs_on,
+    marked_items,
+)
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.questions import question_parts
@@ -233,6 +242,8 @@ class ScoredUnit:
     """The question asks how to do something or which function does it, and it shows code."""
     defines: bool = False
     """It defines each thing the question asks the definition of (kinds.states_definition)."""
+    lists: bool = False
+    """It is a lead-in with the list items that follow it (Unit.kind "list")."""
 
     @property
     def answers(self) -> bool:
@@ -272,6 +283,7 @@ def synthesize(
     *,
     query_vector: FloatArray | None = None,
     selected: bool = False,
+    following: Following | None = None,
 ) -> Answer:
     """Returns the extractive answer to `query` from `context`, each claim cited, best first.
 
@@ -285,6 +297,8 @@ def synthesize(
     `selected`: the reader selected the passage that opens `ranked` and asks about it ("what
     does this mean?"), so its units come first and the floor does not apply: the question's
     subject is the passage, whatever its words.
+    `following` reads the chunk after a given one of its document: a list a claim quotes that
+    runs on past its chunk is quoted on from there (_continued).
     """
     passage = ranked[0].chunk_id if selected and ranked else None
     embedded: dict[str, FloatArray] = {}
@@ -310,12 +324,51 @@ def synthesize(
             break
         if not any(_redundant(unit, other) for other in chosen):
             chosen.append(unit)
-    quotes = [Quote(u.chunk, u.parts, u.text, u.confidence, _header(u)) for u in chosen]
+    quotes = []
+    for unit in chosen:
+        quotes.append(Quote(unit.chunk, unit.parts, unit.text, unit.confidence, _header(unit)))
+        if unit.lists and following is not None:
+            quotes += _continued(unit, following)
     if not selected and _announces(best):
         quotes[1:1] = _going_on(best, chosen)
     if not selected:
         quotes += _other_asks(query, ranked, context, embedder, chosen, embedded)
     return cite(quotes)
+
+
+Following = Callable[[Candidate], Candidate | None]
+"""Reads the chunk after a chunk in its document (furniture left out), None after the last."""
+FOLLOWING_CHUNKS = 2
+"""A list is quoted on through at most this many chunks after its lead-in's."""
+
+
+def _continued(unit: ScoredUnit, following: Following) -> list[Quote]:
+    """Returns the items with which the chunks after `unit`'s go on with the marked list it
+    quotes ("In HPC, multiple physical networks are constructed ...:", then the management
+    network, its long description cut by the chunk's end, and the two networks after it in the
+    next chunk), up to the list's limits; no more sure than the claim whose list they end."""
+    chunk, parts = unit.chunk, unit.parts
+    taken, taken_chars = marked_items(unit.text), len(unit.text)
+    quotes: list[Quote] = []
+    for _ in range(FOLLOWING_CHUNKS):
+        if not list_runs_on(chunk.content, parts):
+            break
+        after = following(chunk)
+        if after is None:
+            break
+        items = continued_items(
+            after.content,
+            page_break_at(after),
+            MAX_LIST_ITEMS - taken,
+            MAX_LIST_CHARS - taken_chars,
+        )
+        if not items:
+            break
+        text = shown_text(after.content, items)
+        quotes.append(Quote(after, tuple(items), text, unit.confidence))
+        chunk, parts = after, tuple(items)
+        taken, taken_chars = taken + len(items), taken_chars + len(text)
+    return quotes
 
 
 def _announces(unit: ScoredUnit) -> bool:
@@ -482,6 +535,7 @@ def score_units(
                     several and claim.kind != "list" and not holds_series(shown), compares,
                     any(word in shown for word in coded), states_counts(shown, counted),
                     Asked.CODE in kinds and kind > 0, states_definition(shown, defined),
+                    claim.kind == "list",
                 )
             )  # fmt: skip
     found.sort(key=_order)

@@ -290,21 +290,7 @@ CAPTION_LABEL_WORDS = 3
 def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) -> list[Unit]:
     """Returns the quotable sentences of `content`, lead-ins with their items, and sentences
     cut by a figure joined to their beginning."""
-    sentences: list[Span] = []
-    for start, stop in paragraph_spans(content, page_break):
-        spans = split_sentences(content[start:stop])
-        if _CAPTION.match(content[start:stop]):
-            # A caption's label and title ("Table 15: Contamination Analysis.", or "Table 2."
-            # then "Results of the models on every benchmark we ran.") are no claim;
-            # what it goes on to say may be ("The contaminated samples in this table are
-            # identified using a strict criterion: any test sample with a 13-gram overlap ...").
-            label = content[start + spans[0][0] : start + spans[0][1]] if spans else ""
-            spans = spans[2:] if len(_WORD.findall(label)) <= CAPTION_LABEL_WORDS else spans[1:]
-        for a, b in _lead_ins_apart(content[start:stop], spans):
-            if sentences and _BARE_MARK.fullmatch(content[slice(*sentences[-1])]):
-                sentences[-1] = (sentences[-1][0], start + b)  # "1." and its item's sentence
-            else:
-                sentences.append((start + a, start + b))
+    sentences = quotable_sentences(content, page_break)
     units: list[Unit] = []
     beginning: Span | None = None
     taken_until = 0
@@ -359,6 +345,28 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
     if beginning is not None and beginning == sentences[-1]:
         units += _cut_off(content, beginning)
     return units
+
+
+def quotable_sentences(content: str, page_break: int | None) -> list[Span]:
+    """Returns the sentences of `content` a unit may quote, paragraph by paragraph: a caption's
+    label and title left out, each lead-in apart from the item that starts the next line, and
+    an item's bare mark ("1.") with its sentence."""
+    sentences: list[Span] = []
+    for start, stop in paragraph_spans(content, page_break):
+        spans = split_sentences(content[start:stop])
+        if _CAPTION.match(content[start:stop]):
+            # A caption's label and title ("Table 15: Contamination Analysis.", or "Table 2."
+            # then "Results of the models on every benchmark we ran.") are no claim;
+            # what it goes on to say may be ("The contaminated samples in this table are
+            # identified using a strict criterion: any test sample with a 13-gram overlap ...").
+            label = content[start + spans[0][0] : start + spans[0][1]] if spans else ""
+            spans = spans[2:] if len(_WORD.findall(label)) <= CAPTION_LABEL_WORDS else spans[1:]
+        for a, b in _lead_ins_apart(content[start:stop], spans):
+            if sentences and _BARE_MARK.fullmatch(content[slice(*sentences[-1])]):
+                sentences[-1] = (sentences[-1][0], start + b)  # "1." and its item's sentence
+            else:
+                sentences.append((start + a, start + b))
+    return sentences
 
 
 CUT_OFF_WORDS = 30
@@ -451,21 +459,69 @@ def _prose(words: list[str]) -> bool:
     return len(words) > MIN_WORDS and lower * 2 >= len(words)
 
 
-def _list_items(content: str, following: list[Span]) -> list[Span]:
-    """Returns the list items after a lead-in, up to the limits. Items marked as such (a
-    bullet, "1.", "(a)") give their first sentences only, the sentences between them left
-    out; unmarked, the sentences that follow are the items until a long one."""
+def _list_items(
+    content: str,
+    following: list[Span],
+    room: int = MAX_LIST_ITEMS,
+    room_chars: int = MAX_LIST_CHARS,
+) -> list[Span]:
+    """Returns the list items after a lead-in, at most `room` of at most `room_chars` together.
+    Items marked as such (a bullet, "1.", "(a)") give their first sentences only, the sentences
+    between them left out; unmarked, the sentences that follow are the items until a long one."""
     marked = bool(following) and _ITEM_MARK.match(content[slice(*following[0])]) is not None
     items: list[Span] = []
     for start, end in following:
         text = content[start:end]
-        if len(items) == MAX_LIST_ITEMS or _QUESTION.search(text) or _CAPTION.match(text):
+        if len(items) == room or _QUESTION.search(text) or _CAPTION.match(text):
             break
-        if sum(b - a for a, b in items) + end - start > MAX_LIST_CHARS:
+        if sum(b - a for a, b in items) + end - start > room_chars:
             break
         if marked and not _ITEM_MARK.match(text):
             continue
         if not marked and len(_WORD.findall(text)) > 30:
             break
         items.append((start, end))
+    return items
+
+
+_MARKED_LINE = re.compile(rf"^[ \t]*(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s", re.M)
+
+
+def marked_items(text: str) -> int:
+    """Returns how many lines of `text` open with an item's mark."""
+    return len(_MARKED_LINE.findall(text))
+
+
+def list_runs_on(content: str, parts: tuple[Span, ...]) -> bool:
+    """Whether the marked list a unit quotes may go on in the chunk after this one: its last
+    part holds a marked item, and from there to the chunk's end no paragraph ends (the item's
+    other sentences, which a list's quote leaves out, may follow it)."""
+    start, end = parts[-1]
+    return bool(marked_items(content[start:end])) and not _PARAGRAPH_BREAK.search(content[end:])
+
+
+def continued_items(content: str, page_break: int | None, room: int, room_chars: int) -> list[Span]:
+    """Returns the marked items with which `content`, the chunk after one whose marked list runs
+    on (list_runs_on), goes on with that list: the first sentence of each marked item in the
+    paragraphs that open with one, past what opens the first paragraph before its first item
+    (the rest of the item the chunk before ends in), up to the first other paragraph; at most
+    `room` items of at most `room_chars` together."""
+    sentences = quotable_sentences(content, page_break)
+    items: list[Span] = []
+    for index, (start, stop) in enumerate(paragraph_spans(content, page_break)):
+        inside = [span for span in sentences if start <= span[0] < stop]
+        if not inside:
+            continue
+        if index == 0:
+            marked = [i for i, (a, _) in enumerate(inside) if _ITEM_MARK.match(content[a:])]
+            inside = inside[marked[0] :] if marked else []
+            if not inside:
+                continue
+        elif not _ITEM_MARK.match(content[inside[0][0] :]):
+            break
+        taken_chars = sum(b - a for a, b in items)
+        found = _list_items(content, inside, room - len(items), room_chars - taken_chars)
+        if not found:
+            break
+        items += found
     return items

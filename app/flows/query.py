@@ -7,6 +7,7 @@ import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import partial
 
 from sqlalchemy.orm import Session
 
@@ -14,6 +15,7 @@ from app.answer import (
     Answer,
     ChatModel,
     Evidence,
+    Following,
     collect_evidence,
     synthesize,
     synthesize_with_model,
@@ -74,6 +76,7 @@ from app.retrieval.selection_scope import SELECTION_TOP_K
 from app.retrieval.statements import (
     chunks_holding,
     chunks_on_page,
+    following_chunk,
     page_end,
     table_chunks,
     table_chunks_on_pages,
@@ -186,15 +189,27 @@ def write_answer(
     embedder: Embedder,
     query_vector: FloatArray,
     selected: bool = False,
+    following: Following | None = None,
 ) -> tuple[Answer, SynthesisUsed]:
     """Returns the answer as SYNTHESIS asks, and how it was written.
 
     A model that fails (unreachable, too slow, a reply with no supported citation) costs the
     answer its wording, not the request: the extractive answer is returned instead. A model
     reads the whole question, its instructions too ("round to two decimals"); the extractive
-    answer weighs what it asks (its core, as retrieval searched it).
+    answer weighs what it asks (its core, as retrieval searched it), and reads on in the chunk
+    `following` gives where a list it quotes runs past its chunk.
     """
     asked = question_core(query)
+    extractive = partial(
+        synthesize,
+        asked,
+        ranked,
+        context,
+        embedder,
+        query_vector=query_vector,
+        selected=selected,
+        following=following,
+    )
     if settings.synthesis == Synthesis.llm:
         chat = ChatModel(
             base_url=settings.llm_base_url,
@@ -207,12 +222,8 @@ def write_answer(
         except ChatFailed as failure:
             # The reason only: the query text is never logged.
             logger.warning("LLM synthesis failed, answering extractively: %s", failure)
-            return synthesize(
-                asked, ranked, context, embedder, query_vector=query_vector, selected=selected
-            ), "extractive_fallback"
-    return synthesize(
-        asked, ranked, context, embedder, query_vector=query_vector, selected=selected
-    ), "extractive"
+            return extractive(), "extractive_fallback"
+    return extractive(), "extractive"
 
 
 def metric_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
@@ -425,6 +436,7 @@ def answer_query(
             embedder=embedder,
             query_vector=bundle.query_vector,
             selected=bundle.selection is not None,
+            following=lambda chunk: following_chunk(session, chunk, params.filters.exclude_flags),
         )
     )
     chunks = (

@@ -1,12 +1,14 @@
-"""Chunks with the page's text above them, where a table's title, unit and column heads stand,
-for an answer computed from their rows (app.answer.metrics, app.answer.extremes)."""
+"""Chunks read by their place rather than ranked: with the page's text above them, where a
+table's title, unit and column heads stand, for an answer computed from their rows
+(app.answer.metrics, app.answer.extremes); the chunk after one, where a list it quotes goes on."""
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
 
-from sqlalchemy import ColumnElement, func, literal, or_, select
+from sqlalchemy import ColumnElement, Text, func, literal, or_, select
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 
 from app.core.chunks import Candidate
@@ -68,6 +70,24 @@ def chunks_on_page(session: Session, document_id: uuid.UUID, page: int) -> list[
     ]
 
 
+def following_chunk(
+    session: Session, chunk: Candidate, exclude_flags: Sequence[str]
+) -> Candidate | None:
+    """Returns the chunk after `chunk` in its document, past those carrying one of
+    `exclude_flags` (a running head between two pages' text); None after the last."""
+    ordinal = select(Chunk.ordinal).where(Chunk.id == chunk.chunk_id).scalar_subquery()
+    excluded = literal(list(exclude_flags), postgresql.ARRAY(Text))
+    found = _with_text_above(
+        session,
+        Chunk.document_id == chunk.document_id,
+        Chunk.ordinal > ordinal,
+        ~Chunk.flags.bool_op("&&")(excluded),
+        above=False,
+        limit=1,
+    )
+    return found[0][0] if found else None
+
+
 def table_chunks_on_pages(
     session: Session, pages: Sequence[tuple[uuid.UUID, int]]
 ) -> list[Candidate]:
@@ -92,10 +112,10 @@ def table_chunks_on_pages(
 
 
 def _with_text_above(
-    session: Session, *where: ColumnElement[bool], above: bool = True
+    session: Session, *where: ColumnElement[bool], above: bool = True, limit: int | None = None
 ) -> list[tuple[Candidate, str]]:
-    """Returns the chunks `where` selects, each with the last ABOVE_CHARS of its page's text
-    before it ("" unless `above`)."""
+    """Returns the chunks `where` selects (the first `limit` of them), each with the last
+    ABOVE_CHARS of its page's text before it ("" unless `above`)."""
     text_above = (
         chunk_page_text(
             func.greatest(Chunk.page_span_start - ABOVE_CHARS, 0), Chunk.page_span_start
@@ -108,6 +128,7 @@ def _with_text_above(
         .join(Document, Document.id == Chunk.document_id)
         .where(*where)
         .order_by(Chunk.ordinal, Chunk.id)
+        .limit(limit)
     ).all()
     chunks = candidates_from([row[:-1] for row in rows], "vector")
     return [(chunk, row[-1] or "") for chunk, row in zip(chunks, rows, strict=True)]

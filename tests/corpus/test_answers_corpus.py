@@ -18,6 +18,7 @@ from app.answer import synthesize
 from app.contract.schemas import QueryRequest
 from app.flows.query import answer_query, retrieval_params, worked_out_answer
 from app.retrieval.pipeline import retrieve_context
+from app.retrieval.statements import following_chunk
 from tests.helpers.corpus import IngestedCorpus
 
 pytestmark = pytest.mark.corpus
@@ -61,15 +62,15 @@ def test_answers_cite_what_they_quote(ingested_docs: IngestedCorpus, question: s
         response = answer_query(
             request, session=session, embedder=runtime.embedder, settings=runtime.settings
         )
-        bundle = retrieve_context(
-            question,
-            retrieval_params(request, runtime.settings),
-            session=session,
-            embedder=runtime.embedder,
-        )
+        params = retrieval_params(request, runtime.settings)
+        bundle = retrieve_context(question, params, session=session, embedder=runtime.embedder)
         # What the flow works out from a table comes first, as it does there.
         answer = worked_out_answer(question, bundle.chunks, session) or synthesize(
-            question, bundle.chunks, bundle.context.chunks, runtime.embedder
+            question,
+            bundle.chunks,
+            bundle.context.chunks,
+            runtime.embedder,
+            following=lambda chunk: following_chunk(session, chunk, params.filters.exclude_flags),
         )
     assert response.answer == answer.text
     if response.status != "ok":

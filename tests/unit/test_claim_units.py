@@ -7,7 +7,7 @@ import pytest
 
 from app.answer.claims import shown_text
 from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind
-from app.answer.units import claim_units, holds_series
+from app.answer.units import claim_units, continued_items, holds_series, list_runs_on
 
 
 def shown(content: str) -> list[tuple[str, str]]:
@@ -334,3 +334,31 @@ def test_what_a_caption_goes_on_to_say_after_its_label_and_title_is_quoted() -> 
     assert shown("Table 2. Results of the models. We ran every benchmark three times.") == [
         ("sentence", "We ran every benchmark three times.")
     ]
+
+
+def test_a_marked_list_cut_by_its_chunks_end_goes_on_in_the_next_chunk() -> None:
+    first = (
+        "In HPC, multiple physical networks are constructed as a means of access control:\n"
+        "• Management network: it lets administrators control the nodes. It is dedicated.\n"
+        "IPMIs are connected to the management network."
+    )
+    unit = claim_units(first, None)[0]
+    assert unit.kind == "list" and list_runs_on(first, unit.parts)
+    after = (
+        "Only administrators may reach it. IPMIs are connected to it.\n\n"
+        "• High-performance networks: they connect the computing nodes. They are fast.\n\n"
+        "• Auxiliary networks: a user network is one of them.\n"
+        "• Storage networks: they carry the data.\n\n"
+        "There are many benefits to having multiple networks.\n\n• Not an item of the list."
+    )
+    items = continued_items(after, None, room=8, room_chars=700)
+    assert [shown_text(after, [span]) for span in items] == [
+        "• High-performance networks: they connect the computing nodes.",
+        "• Auxiliary networks: a user network is one of them.",
+        "• Storage networks: they carry the data.",
+    ]
+    assert continued_items(after, None, room=2, room_chars=700) == items[:2]
+    # A paragraph of prose ends the list, after the first (the rest of the last item); so does
+    # one ending after the list's last item in its own chunk.
+    assert continued_items("The rest.\n\nProse of its own.\n\n• An item.", None, 8, 700) == []
+    assert not list_runs_on(first + "\n\nA new paragraph.", unit.parts)

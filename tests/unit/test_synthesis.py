@@ -629,3 +629,31 @@ def test_code_shown_for_a_how_to_question_needs_fewer_of_its_words_in_the_chunk(
     # The same chunk holding as little of a question that asks for no code does not answer it.
     told = "Where does R's output go instead of the console when it is switched to a file?"
     assert synthesize(told, [diversion], [diversion], embedder) == EMPTY_ANSWER
+
+
+def test_a_list_that_runs_past_its_chunk_is_quoted_on_from_the_next(embedder: Embedder) -> None:
+    lead_in = (
+        "In HPC, multiple physical networks are constructed as a means of access control:\n"
+        "• Management network: it lets administrators control the nodes. It is dedicated."
+    )
+    rest = (
+        "IPMIs are connected to it.\n"
+        "• High-performance networks: they connect the computing nodes.\n"
+        "• Auxiliary networks: a user network is one of them."
+    )
+    first = chunk(20, lead_in, page_span_end=len(lead_in))
+    after = chunk(21, rest, page_start=4, page_end=4, page_span_end=len(rest))
+    answer = synthesize(
+        "Which physical networks are constructed in HPC for access control?",
+        [first],
+        [first],
+        embedder,
+        following=lambda chunk: after if chunk.chunk_id == first.chunk_id else None,
+    )
+    assert [claim.text for claim in answer.claims[:2]] == [
+        "In HPC, multiple physical networks are constructed as a means of access control: "
+        "• Management network: it lets administrators control the nodes.",
+        "• High-performance networks: they connect the computing nodes. "
+        "• Auxiliary networks: a user network is one of them.",
+    ]
+    assert answer.sources == ["tracemonkey.pdf, p. 3", "tracemonkey.pdf, p. 4"]
