@@ -975,17 +975,56 @@ the statements' ("the net sales of General Mills' U.S. Cereal operating unit")."
 _POSSESSOR = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)['\u2019]s?(?=\s)")
 
 
+_PART_DOING = re.compile(
+    r"['\u2019]s?\s+(?:[\w&-]+\s+){1,3}(?:generate|earn|report|bring|make|produce|contribute)\b"
+)
+"""An owner's part that the question says earned the figure ("How much net sales did Amazon's
+advertising services generate", "did Intel's Notebook business generate")."""
+_FROM_PART = re.compile(
+    r"\b(?:sales|revenues?|income)\s+from\s+(?:its\s+|the\s+)?(?:[a-z][\w-]*\s+){0,3}"
+    r"(?:services|products|business|subscriptions?)\b"
+)
+"""A kind of business a figure came from ("net sales from third-party seller services")."""
+
+
 def names_a_part(question: str) -> bool:
     """Says whether `question` asks of a part of the company rather than of it: it names a
-    segment, a unit, a division, a customer group or a brand, or two owners ("Converse's total
-    revenues in Nike's fiscal 2023": the first is the second's)."""
+    segment, a unit, a division, a customer group or a brand, a part that earned the figure or
+    the business it came from, or two owners ("Converse's total revenues in Nike's fiscal
+    2023": the first is the second's)."""
     owners = {owner.lower() for owner in owners_named(question)}
-    return _PART_NOUN.search(question) is not None or len(owners) > 1
+    return (
+        _PART_NOUN.search(question) is not None
+        or _PART_DOING.search(question) is not None
+        or _FROM_PART.search(question) is not None
+        or len(owners) > 1
+    )
 
 
 def owners_named(question: str) -> list[str]:
-    """Returns the names `question` writes as owners ("Nike's", "American Water Works'")."""
-    return [owner for owner in _POSSESSOR.findall(question) if owner.lower() not in _CONTRACTED]
+    """Returns the names `question` writes as owners: possessives ("Nike's", "American Water
+    Works'") and names right before or after a line item it asks ("Windows revenue", "the
+    revenue of Intel Foundry Services"), which may be the company's or a part's."""
+    owners = [owner for owner in _POSSESSOR.findall(question) if owner.lower() not in _CONTRACTED]
+    for key in ASKED_ITEMS:
+        named = LINE_ITEMS[key].asked
+        for found in named.finditer(question) if named else ():
+            before = _NAME_BEFORE_ITEM.search(question, 0, found.start())
+            after = _NAME_AFTER_ITEM.match(question, found.end())
+            owners += [
+                name.group(1)
+                for name in (before, after)
+                if name is not None and name.group(1).lower() not in _ANY_OF_THE_ITEM
+            ]
+    return owners
+
+
+_NAMED_WORD = r"(?:[A-Z][a-z][\w&.-]*|[A-Z]{2,}\b)"
+"""A capitalised word or an acronym; not a fiscal year's "FY2021", nor "Q3"."""
+_NAME_BEFORE_ITEM = re.compile(rf"(?<=\s)({_NAMED_WORD}(?:\s+{_NAMED_WORD})*)\s+$")
+_NAME_AFTER_ITEM = re.compile(
+    rf"\s+(?:of|from|at)\s+(?:the\s+)?({_NAMED_WORD}(?:\s+{_NAMED_WORD})*)"
+)
 
 
 _CONTRACTED = frozenset({"here", "how", "it", "let", "that", "there", "what", "where", "who"})

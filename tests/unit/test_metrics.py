@@ -172,6 +172,13 @@ def test_a_line_item_asked_alone(question: str, metric: str, years: tuple[int, .
         # A kind of the item, which the statement may not print on a line of its own.
         "How much subscription revenue did Adobe report for fiscal 2015?",
         "What was the wireless equipment revenue in 2021?",
+        # A part that earned it, or the business it came from.
+        "How much net sales did Amazon's advertising services generate in the quarter ended "
+        "September 30, 2022?",
+        "How much revenue did Intel's Notebook business generate in the quarter ended "
+        "October 1, 2022?",
+        "What were Amazon's net sales from third-party seller services in the quarter ended "
+        "September 30, 2023?",
     ],
 )
 def test_questions_that_ask_more_than_a_line_item(question: str) -> None:
@@ -184,6 +191,14 @@ def test_a_figure_of_what_the_document_is_not_the_owner_of() -> None:
     assert owned_by("What were MGM Resorts' net revenues in 2018?", filing)
     assert owned_by("What were the net revenues in 2018?", filing)
     assert owned_by("Here's the question: what were MGM Resorts' net revenues in 2018?", filing)
+    # A name right before or after the item is an owner too: the company's, or a part's.
+    quarterly = "INTEL CORP 10-Q 2023_Q3_INTC.pdf"
+    assert not owned_by("What was the revenue of Intel Foundry Services in Q3 2023?", quarterly)
+    assert not owned_by("How much Windows revenue did Microsoft report in 2022?", quarterly)
+    assert owned_by(
+        "What was the revenue of Intel for the quarter ended September 30, 2023?", quarterly
+    )
+    assert owned_by("What was the FY2023 Total Revenue of INTC?", quarterly)
 
 
 def test_the_scale_asked_for() -> None:
