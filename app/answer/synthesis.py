@@ -325,10 +325,11 @@ def synthesize(
         if not any(_redundant(unit, other) for other in chosen):
             chosen.append(unit)
     quotes = []
+    said = [_flat(unit.text) for unit in chosen]
     for unit in chosen:
         quotes.append(Quote(unit.chunk, unit.parts, unit.text, unit.confidence, _header(unit)))
         if unit.lists and following is not None:
-            quotes += _continued(unit, following)
+            quotes += _continued(unit, following, said)
     if not selected and _announces(best):
         quotes[1:1] = _going_on(best, chosen)
     if not selected:
@@ -342,11 +343,13 @@ FOLLOWING_CHUNKS = 2
 """A list is quoted on through at most this many chunks after its lead-in's."""
 
 
-def _continued(unit: ScoredUnit, following: Following) -> list[Quote]:
+def _continued(unit: ScoredUnit, following: Following, said: list[str]) -> list[Quote]:
     """Returns the items with which the chunks after `unit`'s go on with the marked list it
     quotes ("In HPC, multiple physical networks are constructed ...:", then the management
     network, its long description cut by the chunk's end, and the two networks after it in the
-    next chunk), up to the list's limits; no more sure than the claim whose list they end."""
+    next chunk), up to the list's limits, but for those a text already `said` (the answer's
+    claims, whitespace collapsed) holds: chunks overlap. What they quote is added to `said`.
+    No more sure than the claim whose list they end."""
     chunk, parts = unit.chunk, unit.parts
     taken, taken_chars = marked_items(unit.text), len(unit.text)
     quotes: list[Quote] = []
@@ -364,11 +367,23 @@ def _continued(unit: ScoredUnit, following: Following) -> list[Quote]:
         )
         if not items:
             break
-        text = shown_text(after.content, items)
-        quotes.append(Quote(after, tuple(items), text, unit.confidence))
+        fresh = [
+            span
+            for span in items
+            if not any(_flat(shown_text(after.content, [span])) in text for text in said)
+        ]
+        if fresh:
+            text = shown_text(after.content, fresh)
+            quotes.append(Quote(after, tuple(fresh), text, unit.confidence))
+            said.append(_flat(text))
         chunk, parts = after, tuple(items)
-        taken, taken_chars = taken + len(items), taken_chars + len(text)
+        taken += len(items)
+        taken_chars += sum(end - start for start, end in items)
     return quotes
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _announces(unit: ScoredUnit) -> bool:

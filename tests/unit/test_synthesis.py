@@ -636,7 +636,9 @@ def test_a_list_that_runs_past_its_chunk_is_quoted_on_from_the_next(embedder: Em
         "In HPC, multiple physical networks are constructed as a means of access control:\n"
         "• Management network: it lets administrators control the nodes. It is dedicated."
     )
+    # Chunks overlap: the next one repeats the item its chunk before ends on.
     rest = (
+        "• Management network: it lets administrators control the nodes. It is dedicated.\n"
         "IPMIs are connected to it.\n"
         "• High-performance networks: they connect the computing nodes.\n"
         "• Auxiliary networks: a user network is one of them."
