@@ -436,7 +436,10 @@ def answer_query(
             embedder=embedder,
             query_vector=bundle.query_vector,
             selected=bundle.selection is not None,
-            following=lambda chunk: following_chunk(session, chunk, params.filters.exclude_flags),
+            # A selection's answer stays within its pages: no list is read on past them.
+            following=None
+            if bundle.selection
+            else lambda chunk: following_chunk(session, chunk, params.filters.exclude_flags),
         )
     )
     chunks = (
