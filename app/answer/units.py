@@ -82,8 +82,11 @@ which says what they are. Singular "This ..." often names the document itself ("
 AD would apply ..."): joined too, it made two wrong answers confident on bench/data."""
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
-_ITEM_MARK = re.compile(rf"^(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s")
-_BARE_MARK = re.compile(rf"[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)]")
+_MARK = rf"(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])"
+"""What opens a list item: a bullet, "1.", "(a)"."""
+_ITEM_MARK = re.compile(rf"^{_MARK}\s")
+_BARE_MARK = re.compile(_MARK)
+_MARKED_LINE = re.compile(rf"^[ \t]*{_MARK}\s", re.M)
 _SERIES = re.compile(rf"[,;\u3001][^,;\u3001]+[,;\u3001]|^\s*[{_BULLETS}]\s", re.M)
 _WORD = re.compile(rf"[{CJK_LETTERS}]{{1,2}}|(?:(?![{CJK_LETTERS}])\w)+")
 """A word; in CJK text, written without spaces, a pair of letters stands for one."""
@@ -484,9 +487,6 @@ def _list_items(
     return items
 
 
-_MARKED_LINE = re.compile(rf"^[ \t]*(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])\s", re.M)
-
-
 def marked_items(text: str) -> int:
     """Returns how many lines of `text` open with an item's mark."""
     return len(_MARKED_LINE.findall(text))
@@ -513,10 +513,12 @@ def continued_items(content: str, page_break: int | None, room: int, room_chars:
         if not inside:
             continue
         if index == 0:
-            marked = [i for i, (a, _) in enumerate(inside) if _ITEM_MARK.match(content[a:])]
-            inside = inside[marked[0] :] if marked else []
-            if not inside:
+            first = next(
+                (i for i, (a, _) in enumerate(inside) if _ITEM_MARK.match(content[a:])), None
+            )
+            if first is None:
                 continue
+            inside = inside[first:]
         elif not _ITEM_MARK.match(content[inside[0][0] :]):
             break
         taken_chars = sum(b - a for a, b in items)
