@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from app.core.rows import MONTH, full_dates
+from app.core.sentences import CJK_LETTER
 
 NAME_BOOST = 0.03
 """Score taken off per query word found in the candidate's document name (cosine distance
@@ -126,6 +127,10 @@ def name_phrases(query: str) -> list[tuple[str, ...]]:
     phrases: list[tuple[str, ...]] = []
     follows = False
     previous_end = 0
+    # Chinese or Japanese is written without spaces: a run of its letters is a whole clause to
+    # the tokens ("...小区14间商铺的评估价值是多少"), no name a passage writes; the Latin letters
+    # and digits among it are read on their own ("Qwen2的词表").
+    query = CJK_LETTER.sub(" ", query)
     for match in _QUERY_TOKEN.finditer(query):
         word = _POSSESSIVE.sub("", match.group())
         opens_sentence = _SENTENCE_START.search(query[: match.start()]) is not None
