@@ -52,6 +52,8 @@ _COMPANY = re.compile(
 )
 _SPACED_CAPITAL = re.compile(r"\b([A-Z]) (?=[A-Z]{2,}\b)")
 """A name set in small capitals, each word's larger first letter apart ("MGM R ESORTS")."""
+COVER_PAGES = 2
+"""The pages a filing's cover may fill: its registrant, form and period are read there only."""
 REGISTRANT_WINDOW = 8
 """Lines before the "exact name of registrant" caption among which the name stands: the
 cover's columns (state, address) may come between them in reading order."""
@@ -88,7 +90,7 @@ def registrant(pages: Sequence[PageLines]) -> str | None:
     """Returns the company a filing's cover page names ("Exact name of registrant as specified
     in its charter" stands under it: the nearest name above that caption), or None for a
     document that is no filing or whose name is only a logo."""
-    for page in pages[:2]:
+    for page in pages[:COVER_PAGES]:
         lines = page.line_texts()
         for index, line in enumerate(lines):
             if _REGISTRANT.search(line):
@@ -130,7 +132,7 @@ def first_page_heading(page: PageLines) -> str | None:
 def filing_facts(pages: Sequence[PageLines]) -> str:
     """Returns a filing's form and period ("Form 10-K, fiscal year ended November 27, 2015"),
     read off its cover page; "" for a document that says neither."""
-    cover = " ".join(" ".join(page.text.split()) for page in pages[:2])
+    cover = " ".join(" ".join(page.text.split()) for page in pages[:COVER_PAGES])
     facts = []
     if form := _FORM.search(cover):
         facts.append(f"Form {form.group(1)}")

@@ -12,6 +12,7 @@ import dataclasses
 import re
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import pymupdf
 import pytest
@@ -27,13 +28,15 @@ from app.flows.ingest import DocumentMeta, IngestResult, ingest_file
 from app.flows.query import answer_query
 from app.flows.runtime import Runtime
 from app.pdf.reader import extract_page
-from tests.helpers.corpus import corpus_path
+from tests.helpers.corpus import corpus_pages, corpus_path
 from tests.helpers.scans import image_only_pdf, word_accuracy
 
 pytestmark = pytest.mark.corpus
 
-BOOK = "scan_huckfinn_multipage.pdf"
-NOISY = "ocrnoisy_zh_pr-136-example.pdf"
+BOOK = ("scan_huckfinn_multipage.pdf", (1, 5))
+"""The book's first page and one of its last, each holding a passage the test looks for."""
+NOISY = ("ocrnoisy_zh_pr-136-example.pdf", (1, 2))
+"""The sample's pages holding the dates the scanner's layer misreads and the answer."""
 RENDERED = ("R-intro.pdf", (10,))
 """A page of running text, headings and commands among it, rendered at SCAN_DPI."""
 SCAN_DPI = 150
@@ -143,11 +146,12 @@ def test_evidence_on_a_scan_sits_on_the_cited_words(
             assert len(inside) <= 1.3 * len(cited.split()) + 2, (cited, inside)
 
 
-def test_scanned_book_ingests_and_reads_as_the_book(ocr_runtime: Runtime) -> None:
-    result = ingest_file(
-        corpus_path("docs", BOOK), DocumentMeta(filename=BOOK), runtime=ocr_runtime
-    )
-    assert result.created and result.document.page_count == 6
+def test_scanned_book_ingests_and_reads_as_the_book(
+    ocr_runtime: Runtime, tmp_path: Path
+) -> None:
+    book = corpus_pages(*BOOK, tmp_path)
+    result = ingest_file(book, DocumentMeta(filename=book.name), runtime=ocr_runtime)
+    assert result.created and result.document.page_count == len(BOOK[1])
     pages = stored_pages(ocr_runtime, result.document.id)
     assert all(page.from_ocr for page in pages)
     text = " ".join(content for content, _ in chunk_contents(ocr_runtime, result.document.id))
@@ -175,12 +179,13 @@ def multilingual_runtime(open_test_runtime: Callable[[str], Runtime]) -> Runtime
 
 
 def test_noisy_ocr_layer_is_read_again_and_answers_with_ocr_forced(
-    multilingual_runtime: Runtime,
+    multilingual_runtime: Runtime, tmp_path: Path
 ) -> None:
     forced = multilingual_runtime
-    result = ingest_file(corpus_path("docs", NOISY), DocumentMeta(filename=NOISY), runtime=forced)
+    noisy = corpus_pages(*NOISY, tmp_path)
+    result = ingest_file(noisy, DocumentMeta(filename=noisy.name), runtime=forced)
     pages = stored_pages(forced, result.document.id)
-    assert len(pages) == 6 and all(page.from_ocr for page in pages)
+    assert len(pages) == len(NOISY[1]) and all(page.from_ocr for page in pages)
     text = "\n".join(page.text for page in pages)
     # The scanner's layer reads "20I5", "20l6", "2016-lo-28" and "5月I6日".
     assert not re.search(r"20[0-9][IlOo]|20[IlOo][0-9]|-lo-|[0-9]月I", text)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.chunking.headers import document_label, document_title
+from app.chunking.headers import COVER_PAGES, document_label, document_title
 from app.chunking.structure import structure_pages
 from app.core.chunks import INDEX, TOC
 from app.core.geometry import page_lines
@@ -18,8 +18,12 @@ from tests.helpers.corpus import corpus_path
 pytestmark = pytest.mark.corpus
 
 
-def lines_of(path: Path) -> tuple[list[PageLines], str | None]:
+def lines_of(path: Path, first: int | None = None) -> tuple[list[PageLines], str | None]:
+    """Returns the lines of the document's pages (only its `first` pages, when given) and its
+    metadata title."""
     with open_pdf(path) as pdf:
+        if first is not None:
+            pdf.select(range(min(first, pdf.page_count)))
         extracted = extract_document(pdf)
     return [page_lines(page) for page in extracted.pages], extracted.title
 
@@ -81,6 +85,7 @@ def test_structure_pages(parts: tuple[str, ...], expected: dict[int, str]) -> No
 )
 def test_document_label(parts: tuple[str, ...], label: str) -> None:
     path = corpus_path(*parts)
-    pages, metadata_title = lines_of(path)
+    # A title and a label are read off the first page and a filing's cover only.
+    pages, metadata_title = lines_of(path, COVER_PAGES)
     title = document_title(metadata_title, pages, path.stem)
     assert document_label(title, pages, path.name) == label

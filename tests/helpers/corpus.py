@@ -22,6 +22,19 @@ def corpus_path(*parts: str) -> Path:
     return path
 
 
+def corpus_pages(name: str, numbers: tuple[int, ...], into: Path) -> Path:
+    """Returns a copy of the pages `numbers` (1-based) of ../shared/corpus/docs/`name`, written
+    under `into` with the same file name: OCR reads a page in seconds, so a test reads only the
+    pages that hold what it checks."""
+    import pymupdf
+
+    path = into / name
+    with pymupdf.open(corpus_path("docs", name)) as whole:
+        whole.select([number - 1 for number in numbers])
+        whole.save(path)
+    return path
+
+
 SCANS = {"scan_huckfinn_multipage.pdf"}
 """Image-only documents: refused with no_text_layer when OCR is off, as it is for the corpus
 ingested once per run (OCR of scans is tested on its own, tests/corpus/test_ocr_corpus.py)."""
