@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date
+from functools import partial
 from typing import NamedTuple
 
 from app.answer.claims import Answer, Quote, shown_text, terms, worked_out
@@ -47,11 +49,28 @@ from app.core.rows import (
 )
 
 _EXTREME = re.compile(
-    r"\bwhich\b[^?]*?\b(?P<extreme>highest|largest|biggest|greatest|most|lowest|smallest|least)"
-    r"\s+(?P<measure>[^?,]+?)(?=\s+(?:in|for|during|of|at|as of|among|between)\b|\s*[?,]|$)",
+    r"\bwhich\b[^?]*?\b(?P<extreme>highest|largest|biggest|greatest|most|fastest|strongest"
+    r"|lowest|smallest|least|slowest|weakest)"
+    r"\s+(?P<measure>[^?,]+?)"
+    r"(?=\s+(?:in|for|during|of|at|as of|among|between)\b|\s+(?:to|from)\s+(?-i:[A-Z])|\s*[?,]|$)",
     re.I,
 )
-_LOWEST = ("lowest", "smallest", "least")
+"""Which of several holds an extreme of a measure. A name the measure is "to" or "from" ends it
+("the most revenue to NVIDIA"); other words go on with it ("the highest sales to external
+customers")."""
+_LOWEST = ("lowest", "smallest", "least", "slowest", "weakest")
+_GROWTH = frozenset({"growth", "grow", "increas", "rise", "gain"})
+"""Terms of a measure that ask how fast a figure grew ("the fastest net sales growth"), read
+from the year before's column."""
+_LOSS = re.compile(
+    r"\bwhich\b[^?]*?\b(?:report\w*|record\w*|had|has|have|post\w*|incurr?\w*|show\w*"
+    r"|operat\w*\s+at|was|were|ran)\s+(?:an?\s+|any\s+)?"
+    r"(?P<measure>(?:(?P<income>operating|net|segment)\s+)?loss(?:es)?)\b",
+    re.I,
+)
+"""Which of the things compared lost money ("Which of Intel's operating segments reported an
+operating loss", "which segment was still operating at a loss"): those whose income is below
+zero, an operating income's where the question names none."""
 _LEADING_PREPOSITION = re.compile(r"^(?:by|in|of|to|for)\s+", re.I)
 """What leads the measure asked and is no part of it ("largest by net revenue")."""
 _YEAR = re.compile(r"\b(?:FY\s?)?((?:19|20)\d\d)\b", re.I)
@@ -66,10 +85,12 @@ derivative instruments:")."""
 _LINE = re.compile(r"[^\n]+")
 _WORD = re.compile(r"\S+")
 _NOT_COMPARED = re.compile(
-    r"(?:total|reconciling|eliminations?|adjustments?)\b|.*\bunallocated\b", re.I
+    r"(?:total|consolidated|reconciling|eliminations?|adjustments?|(?:all\s+)?others?)\b"
+    r"|.*\bunallocated\b",
+    re.I,
 )
 """What is never one of the things compared: a total, reconciling items, what no segment
-holds ("Corporate unallocated expenses")."""
+holds ("Corporate unallocated expenses"), the rest of them ("All other", "Other countries")."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +111,11 @@ class ExtremeQuestion:
     compared where a quarterly report's header tells it (app.answer.metrics.column_periods)."""
     quarterly: bool = False
     """It asks of part of a year: only `period`'s column holds its figures."""
+    losses: bool = False
+    """It asks which hold a figure below zero of the measure (an income), not the extreme."""
+    growth: bool = False
+    """It asks how fast the measure grew: each row's change over its figure of a year before,
+    in percent."""
 
     def rows_of(self, rows: Sequence[Row], year: int) -> list[Row]:
         """Returns the rows with a figure for what is asked, as `year`'s: of `period`'s column
@@ -97,11 +123,43 @@ class ExtremeQuestion:
         kept = []
         for row in rows:
             dated = in_period(row, self.period, year) if self.period else None
-            if dated is not None:
+            if self.growth:
+                grown = _growth(row, dated, self.period, year, quarterly=self.quarterly)
+                if grown is not None:
+                    kept.append(replace(row, figures={year: grown}))
+            elif dated is not None:
                 kept.append(dated)
             elif not self.quarterly and row.figures:
                 kept.append(row)
         return kept
+
+
+def _growth(
+    row: Row, dated: Row | None, period: Period | None, year: int, *, quarterly: bool
+) -> float | None:
+    """Returns how much the row's figure grew, in percent, from a year before: of `period`'s
+    column (`dated`) over the column of as many months ended a year earlier, else of `year`'s
+    column over the year before's; None when it has no such two figures, or the first is 0."""
+    if dated is not None and period is not None:
+        now = dated.figures[year]
+        ended = date(*period.ended)
+        before = [
+            figure
+            for column, figure in row.periods.items()
+            if column.months == period.months
+            and abs((ended - date(*column.ended)).days - 365) <= YEAR_SLACK_DAYS
+        ]
+        past = before[0] if len(before) == 1 else None
+    elif not quarterly and year in row.figures and year - 1 in row.figures:
+        now, past = row.figures[year], row.figures[year - 1]
+    else:
+        return None
+    return None if not past else (now - past) / abs(past) * 100
+
+
+YEAR_SLACK_DAYS = 10
+"""How far from a year apart two quarters' last days may fall: a 52- or 53-week fiscal year
+ends its quarters on a Saturday ("December 31, 2022" against "December 25, 2021")."""
 
 
 def asked_extremes(question: str) -> list[ExtremeQuestion]:
@@ -110,23 +168,36 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
     asks two, of the same year); none of an ask that names nothing it compares."""
     years = _YEAR.findall(question)
     period = asked_period(question)
+    asked = partial(
+        ExtremeQuestion,
+        year=period.ended[0] if period else int(years[-1]) if years else None,
+        period=period,
+        # "In 2021 Q1" writes out no period: its year's columns are read as before (a table
+        # whose column groups are the things compared reads the quarter's first).
+        quarterly=period is not None and asks_part_of_year(question),
+    )
     asks = []
     for found in _EXTREME.finditer(question):
         measure = terms(found.group("measure")) - _GENERIC
-        if measure:
+        if measure - _GROWTH:
             asks.append(
-                ExtremeQuestion(
+                asked(
                     highest=found.group("extreme").lower() not in _LOWEST,
-                    measure=frozenset(measure),
-                    year=period.ended[0] if period else int(years[-1]) if years else None,
+                    measure=frozenset(measure - _GROWTH),
                     named=_LEADING_PREPOSITION.sub("", found.group("measure")),
-                    period=period,
-                    # "In 2021 Q1" writes out no period: its year's columns are read as before
-                    # (a table whose column groups are the things compared reads the
-                    # quarter's first).
-                    quarterly=period is not None and asks_part_of_year(question),
+                    growth=bool(measure & _GROWTH),
                 )
             )
+    for found in _LOSS.finditer(question):
+        income = f"{found.group('income') or 'operating'} income"
+        asks.append(
+            asked(
+                highest=False,
+                measure=frozenset(terms(income)),
+                named=found.group("measure"),
+                losses=True,
+            )
+        )
     return asks
 
 
@@ -272,6 +343,8 @@ def column_extreme(
     a year is asked. `chunks` are the page's chunks, which quote the rows. Totals and
     reconciling items are no things compared.
     """
+    if asked.growth:
+        return None  # a page's columns are read by where they stand, of one period only
     lines = [(m.start(), m.end()) for m in _LINE.finditer(page.text)]
     year = asked.year
     grouped = (
@@ -669,12 +742,20 @@ def _other_months(heading: str, period: Period) -> bool:
 
 
 def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Comparison:
+    def shown(value: float) -> str:
+        return f"{value:+.1f}%" if asked.growth else shown_figure(value)
+
+    listed = ", ".join(f"{each.name} {shown(each.value)}" for each in compared)
+    when = _when(asked.year, asked.period if asked.quarterly else None)
+    quotes = list(dict.fromkeys(each.quote for each in compared))
+    if asked.losses:
+        losing = [f"{each.name} {shown(each.value)}" for each in compared if each.value < 0]
+        if not losing:
+            return Comparison(f"None{when}: no income below zero, of {listed}", quotes)
+        return Comparison(f"{', '.join(losing)}{when}: an income below zero, of {listed}", quotes)
     extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
     word = "highest" if asked.highest else "lowest"
-    listed = ", ".join(f"{each.name} {shown_figure(each.value)}" for each in compared)
-    when = _when(asked.year, asked.period if asked.quarterly else None)
     return Comparison(
-        f"{extreme.name}, {shown_figure(extreme.value)}{when}: the {word} {asked.named} of "
-        f"{listed}",
-        list(dict.fromkeys(each.quote for each in compared)),
+        f"{extreme.name}, {shown(extreme.value)}{when}: the {word} {asked.named} of {listed}",
+        quotes,
     )

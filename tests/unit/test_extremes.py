@@ -364,6 +364,59 @@ def test_a_quarterly_table_compared_in_the_period_asked(question: str, start: st
     assert answer is not None and answer.text.startswith(start)
 
 
+def test_the_fastest_growth_is_of_the_period_asked_over_a_year_before() -> None:
+    asked = asked_extreme(
+        "Which segment had the fastest operating income growth in the quarter ended March 31, "
+        "2023, and by how much did it grow?"
+    )
+    assert asked is not None and asked.growth and asked.measure == terms("operating income")
+    answer = answered(table_extreme(asked, [(SEGMENTS, "")]))
+    assert answer is not None
+    # 9,476 over 8,391 and 8,639 over 7,853: the total is no segment.
+    assert answer.text.startswith(
+        "Intelligent Cloud, +12.9% in the three months ended March 31, 2023: the highest "
+        "operating income growth of Productivity and Business Processes +10.0%, Intelligent "
+        "Cloud +12.9%"
+    )
+    # Where no column of a year before stands, there is no growth to compare.
+    asked = asked_extreme("Which segment had the fastest revenue growth in fiscal 2023?")
+    assert asked is not None and answered(table_extreme(asked, [(SEGMENTS, "")])) is None
+
+
+SEGMENTS_LOSSES = statement_chunk(
+    31,
+    "Operating income (loss):\nClient Computing $ 520 $ 2,722\nData Center and AI (518) 1,393\n"
+    "Network and Edge (300) 358\nAll other (1,153) (1,203)\n"
+    "Total operating income (loss) $ (1,468) $ 4,341\n",
+    page=12,
+    header="(In Millions) Three Months Ended Apr 1, 2023 Apr 2, 2022",
+)
+
+
+@pytest.mark.parametrize(
+    ("question", "start"),
+    [
+        (
+            "Which of Intel's operating segments reported an operating loss in the quarter "
+            "ended April 1, 2023?",
+            "Data Center and AI -518, Network and Edge -300 in the three months ended April 1, "
+            "2023: an income below zero, of Client Computing 520, Data Center and AI -518",
+        ),
+        (
+            "Which segments were still operating at a loss in the quarter ended April 2, 2022?",
+            "None in the three months ended April 2, 2022: no income below zero, of Client "
+            "Computing 2,722",
+        ),
+    ],
+)
+def test_which_lost_money_is_read_below_zero_others_aside(question: str, start: str) -> None:
+    asked = asked_extreme(question)
+    assert asked is not None and asked.losses
+    answer = answered(table_extreme(asked, [(SEGMENTS_LOSSES, "")]))
+    assert answer is not None and answer.text.startswith(start)
+    assert "All other" not in answer.text
+
+
 def test_a_quarter_asked_is_never_compared_in_a_fiscal_year_s_column() -> None:
     asked = asked_extreme("Which segment had the highest revenue in the quarter ended May 1, 2021?")
     assert asked is not None
