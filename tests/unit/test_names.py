@@ -38,9 +38,9 @@ def test_names_run_in_phrases_and_a_word_opening_a_sentence_is_none() -> None:
 
 def test_chinese_written_without_spaces_is_no_name() -> None:
     # The clause around "14" is no name; Latin letters among Chinese are read on their own.
-    asked = "\u8bf8\u66a8\u6717\u81fb\u5c0f\u533a14\u95f4\u5546\u94fa\u7684\u8bc4\u4f30\u4ef7\u503c\uff1f"
+    asked = "诸暨朗臻小区14间商铺的评估价值\uff1f"
     assert name_phrases(asked) == []
-    assert name_phrases("Qwen2\u7684\u8bcd\u8868\u6709\u591a\u5927\uff1f") == [("Qwen2",)]
+    assert name_phrases("Qwen2的词表有多大\uff1f") == [("Qwen2",)]
 
 
 def test_a_part_of_the_document_is_no_name_nor_its_number_a_version() -> None:
