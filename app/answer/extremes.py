@@ -734,6 +734,55 @@ def group_figure(question: str, page: PageText, chunks: Sequence[Candidate]) -> 
     return worked_out(f"{said} {shown_figure(figure)}{_when(year, quarterly)}", [quote])
 
 
+def block_figure(
+    question: str, table: Sequence[tuple[Candidate, str]], page_before: str = ""
+) -> Answer | None:
+    """Returns the answer quoting the figure of the row `question` names in the block of a
+    stacked table that the measure it asks titles ("What operating income did Intel's
+    Datacenter and AI (DCAI) segment report for the quarter ended October 1, 2022?": the
+    "Datacenter and AI" row under "Operating income (loss):", not the one under "Operating
+    segment revenue:" above it), in the column of the year or period asked; None when no such
+    block and row are named, or several alike.
+
+    Only blocks titled by a line of their own count: the first block is titled by the table's
+    header and the lines above it, which name every block. A block's title and a row's label
+    are named when the question writes all their terms, what they add in parentheses aside;
+    of several rows, the one with the longest label."""
+    years = _YEAR.findall(question)
+    period = asked_period(question)
+    if period is None and not years:
+        return None
+    year = period.ended[0] if period else int(years[-1])
+    quarterly = period if period is not None and asks_part_of_year(question) else None
+    asked = ExtremeQuestion(
+        highest=True,
+        measure=frozenset(),
+        year=year,
+        named="",
+        period=period,
+        quarterly=quarterly is not None,
+    )
+    question_terms = terms(question)
+    found: list[tuple[int, str, Row]] = []
+    for title, block in _blocks(table, asked, year, page_before)[1:]:
+        measure = _label_terms(title)
+        if not measure or not measure <= question_terms:
+            continue
+        for row in block:
+            held = _label_terms(row.label)
+            if held and held <= question_terms and not _NOT_COMPARED.match(row.label):
+                found.append((len(held), title, row))
+    longest = max((held for held, _, _ in found), default=0)
+    named = [(title, row) for held, title, row in found if held == longest]
+    if len({row.label for _, row in named}) != 1:
+        return None
+    title, row = named[0]
+    compared = _row_compared(row, year)
+    scale = f" {row.scale.removesuffix('s')}" if row.scale else ""
+    said = f"{compared.name}: {title.rstrip(':')} {shown_figure(compared.value)}{scale}"
+    return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
+
+
 def _other_months(heading: str, period: Period) -> bool:
     """Says whether a table's heads name spans of months, none the period's ("Six months ended"
     over a quarter asked)."""

@@ -25,11 +25,13 @@ from app.answer.extremes import (
     Comparison,
     ExtremeQuestion,
     asked_extremes,
+    block_figure,
     column_extreme,
     compared_answer,
     group_figure,
     table_extreme,
 )
+from app.answer.kinds import Asked, asked_kinds
 from app.answer.llm import ChatFailed
 from app.answer.metrics import (
     LINE_ITEMS,
@@ -339,11 +341,25 @@ def page_and_chunks(
 
 def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
     """Returns the answer quoting the figure `query` asks of a part of the company (a segment
-    it names: app.answer.metrics.names_a_part) from a table on a ranked chunk's page whose
-    column groups are the parts (app.answer.extremes.group_figure), the best ranked page
-    first; None when it names no part, or no ranked page has such a table."""
-    if not names_a_part(query):
+    it names: app.answer.metrics.names_a_part) from a ranked chunk's table that stacks a block
+    of the parts' rows under each measure (app.answer.extremes.block_figure), or from a table
+    on a ranked chunk's page whose column groups are the parts (group_figure), the best ranked
+    first; None when it names no part, or asks why (the cause, not the figure), or no ranked
+    table has it."""
+    if not names_a_part(query) or Asked.REASON in asked_kinds(query):
         return None
+    tables: set[tuple[uuid.UUID, int, tuple[int, int]]] = set()
+    for chunk in ranked:
+        if chunk.table_header is None:
+            continue
+        table = (chunk.document_id, chunk.page_start, chunk.table_header)
+        if table in tables:
+            continue
+        tables.add(table)
+        before = page_end(session, chunk.document_id, chunk.page_start - 1)
+        answer = block_figure(query, table_chunks(session, chunk), before)
+        if answer is not None:
+            return answer
     for document_id, number in dict.fromkeys((c.document_id, c.page_start) for c in ranked):
         read_page = page_and_chunks(session, document_id, number)
         answer = group_figure(query, *read_page) if read_page else None

@@ -11,6 +11,7 @@ from app.answer.extremes import (
     Comparison,
     ExtremeQuestion,
     asked_extremes,
+    block_figure,
     column_extreme,
     compared_answer,
     group_figure,
@@ -362,6 +363,24 @@ def test_a_quarterly_table_compared_in_the_period_asked(question: str, start: st
     assert asked is not None
     answer = answered(table_extreme(asked, [(SEGMENTS, "")]))
     assert answer is not None and answer.text.startswith(start)
+
+
+def test_a_part_s_figure_is_read_in_the_block_its_measure_titles() -> None:
+    answer = block_figure(
+        "What operating income did Microsoft's Intelligent Cloud segment report for the quarter "
+        "ended March 31, 2023?",
+        [(SEGMENTS, "")],
+    )
+    assert answer is not None
+    assert answer.text.startswith(
+        "Intelligent Cloud: Operating Income 9,476 million in the three months ended March 31, "
+        "2023 [1]"
+    )
+    # The first block is titled by the table's header, which names every block: not read.
+    asked = (
+        "What revenue did the Intelligent Cloud segment report in the quarter ended March 31, 2023?"
+    )
+    assert block_figure(asked, [(SEGMENTS, "")]) is None
 
 
 def test_the_fastest_growth_is_of_the_period_asked_over_a_year_before() -> None:
