@@ -146,9 +146,7 @@ def test_evidence_on_a_scan_sits_on_the_cited_words(
             assert len(inside) <= 1.3 * len(cited.split()) + 2, (cited, inside)
 
 
-def test_scanned_book_ingests_and_reads_as_the_book(
-    ocr_runtime: Runtime, tmp_path: Path
-) -> None:
+def test_scanned_book_ingests_and_reads_as_the_book(ocr_runtime: Runtime, tmp_path: Path) -> None:
     book = corpus_pages(*BOOK, tmp_path)
     result = ingest_file(book, DocumentMeta(filename=book.name), runtime=ocr_runtime)
     assert result.created and result.document.page_count == len(BOOK[1])
