@@ -214,7 +214,8 @@ def table_extreme(
     if year is None:
         return None
     titled = []
-    for title, block in _blocks(table, asked, year, page_before):
+    for title_lines, block in _blocks(table, asked, year, page_before):
+        title = " ".join(title_lines)
         # A row labelled with the measure itself ("Net revenue" beside "Operating profit") is
         # the measure, not one of the things that hold it.
         rows = [
@@ -238,8 +239,8 @@ def table_extreme(
 
 def _blocks(
     table: Sequence[tuple[Candidate, str]], asked: ExtremeQuestion, year: int, page_before: str
-) -> list[tuple[str, list[Row]]]:
-    """Returns the blocks of a table's rows, each with what titles it.
+) -> list[tuple[list[str], list[Row]]]:
+    """Returns the blocks of a table's rows, each with the lines that title it.
 
     A table may stack blocks under lines of their own ("Net sales" rows, then "Operating
     profit" rows): such a line, after rows, begins a block titled by it, and a total ends the
@@ -271,7 +272,7 @@ def _blocks(
                 if blocks[-1][1]:
                     blocks.append(([], []))
                 blocks[-1][0].append(line.group())
-    return [(" ".join(title), block) for title, block in blocks]
+    return blocks
 
 
 def _last_titling_lines(text: str) -> list[str]:
@@ -734,6 +735,10 @@ def group_figure(question: str, page: PageText, chunks: Sequence[Candidate]) -> 
     return worked_out(f"{said} {shown_figure(figure)}{_when(year, quarterly)}", [quote])
 
 
+_ASKS_SHARE = re.compile(r"\b(?:share|percent(?:age)?|portion|proportion|fraction)\b", re.I)
+"""A question asking what part of a whole something is: no row's figure states it."""
+
+
 def block_figure(
     question: str, table: Sequence[tuple[Candidate, str]], page_before: str = ""
 ) -> Answer | None:
@@ -744,13 +749,16 @@ def block_figure(
     segment revenue:" above it), in the column of the year or period asked; None when no such
     block and row are named, or several alike.
 
-    Only blocks titled by a line of their own count: the first block is titled by the table's
-    header and the lines above it, which name every block. A block's title and a row's label
-    are named when the question writes all their terms, what they add in parentheses aside;
-    of several rows, the one with the longest label."""
+    A block is titled by the last line above its rows: the first block's by the line under
+    the table's header ("Net Sales:"), or else the last line of the header or above it, which
+    mostly names more than one measure ("Net revenue and operating income (loss) ..."). A
+    block's title and a row's label are named when the question writes all their terms, what
+    they add in parentheses aside (a note's marker, "Advertising services (5)"); of several
+    rows, the one with the longest label. A line of period words ("Six Months Ended") titles
+    no block; a question asking a share is not answered by a figure."""
     years = _YEAR.findall(question)
     period = asked_period(question)
-    if period is None and not years:
+    if (period is None and not years) or _ASKS_SHARE.search(question):
         return None
     year = period.ended[0] if period else int(years[-1])
     quarterly = period if period is not None and asks_part_of_year(question) else None
@@ -764,9 +772,11 @@ def block_figure(
     )
     question_terms = terms(question)
     found: list[tuple[int, str, Row]] = []
-    for title, block in _blocks(table, asked, year, page_before)[1:]:
+    for title_lines, block in _blocks(table, asked, year, page_before):
+        title = title_lines[-1] if title_lines else ""
         measure = _label_terms(title)
-        if not measure or not measure <= question_terms:
+        periods_only = all(_PERIOD_WORD.match(word) for word in title.split())
+        if not measure or periods_only or not measure <= question_terms:
             continue
         for row in block:
             held = _label_terms(row.label)

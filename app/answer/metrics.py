@@ -1090,6 +1090,8 @@ _DOTS = re.compile(r"[.\u2026\s]{2,}$|[.\u2026]{2,}")
 _NOTE = re.compile(r"\s*\((?:notes?|see note)[^)]*\)|\s*\([a-z0-9]\)$", re.I)
 _SCALE = re.compile(r"\b(thousands|millions|billions)\b", re.I)
 _PER_SHARE = re.compile(r"\d\.\d\d\)?$")
+_NOTE_MARK = re.compile(r"\(\d\)")
+"""A note's marker after a row's label, which reads as a figure ("(5)")."""
 """A figure printed to the cent: in a table of millions, a per-share amount."""
 _LINE = re.compile(r"[^\n]+")
 _COLUMN_YEAR = re.compile(r"(?<![\d$])(?<!\d[,.])((?:19|20)\d\d)(?!\d|%|[.,]\d)")
@@ -1197,6 +1199,15 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
         parked = None
         cells = _amounts(text.split()[len(label.split()) :])
         values = [figure_value(cell) for cell in cells]
+        if (
+            cells
+            and _NOTE_MARK.fullmatch(cells[0])
+            and len(values) - 1 in (len(years), len(periods))
+        ):
+            # "Advertising services (5) 7,612 9,548 21,444 26,182" under four columns: the
+            # label's note marker, not a figure.
+            label = f"{label} {cells[0]}"
+            cells, values = cells[1:], values[1:]
         line = place
         if label_part is not None:
             label = chunk.content[slice(*label_part)]

@@ -308,6 +308,17 @@ def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> An
     (app.answer.cells) in a table on a ranked chunk's page, read whole: the ranked chunk's own
     table first (a caption chunk ranks for the table below it), the best ranked page first;
     None when no such table has one. The tables of every ranked page are read at once."""
+    for table in ranked_pages_tables(ranked, session):
+        answer = cell_answer(query, table)
+        if answer is not None:
+            return answer
+    return None
+
+
+def ranked_pages_tables(ranked: Sequence[Candidate], session: Session) -> list[list[Candidate]]:
+    """Returns the tables on the ranked chunks' pages, each as its chunks in order: a ranked
+    chunk's own table before the others on its page, the best ranked page first. The tables of
+    every ranked page are read at once."""
     pages = list(dict.fromkeys((chunk.document_id, chunk.page_start) for chunk in ranked))
     tables: dict[tuple[uuid.UUID, int, tuple[int, int]], list[Candidate]] = {}
     for each in table_chunks_on_pages(session, pages):
@@ -323,11 +334,7 @@ def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> An
         ]
         if key in tables
     ]
-    for key in dict.fromkeys(ordered):
-        answer = cell_answer(query, tables[key])
-        if answer is not None:
-            return answer
-    return None
+    return [tables[key] for key in dict.fromkeys(ordered)]
 
 
 def page_and_chunks(
@@ -341,23 +348,17 @@ def page_and_chunks(
 
 def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
     """Returns the answer quoting the figure `query` asks of a part of the company (a segment
-    it names: app.answer.metrics.names_a_part) from a ranked chunk's table that stacks a block
-    of the parts' rows under each measure (app.answer.extremes.block_figure), or from a table
-    on a ranked chunk's page whose column groups are the parts (group_figure), the best ranked
-    first; None when it names no part, or asks why (the cause, not the figure), or no ranked
-    table has it."""
+    it names: app.answer.metrics.names_a_part) from a table on a ranked chunk's page (a note
+    under a table ranks for its rows) whose block of the parts' rows its measure titles
+    (app.answer.extremes.block_figure), or whose column groups are the parts (group_figure),
+    the best ranked first; None when it names no part, asks why (the cause, not the figure),
+    or no such table has it."""
     if not names_a_part(query) or Asked.REASON in asked_kinds(query):
         return None
-    tables: set[tuple[uuid.UUID, int, tuple[int, int]]] = set()
-    for chunk in ranked:
-        if chunk.table_header is None:
-            continue
-        table = (chunk.document_id, chunk.page_start, chunk.table_header)
-        if table in tables:
-            continue
-        tables.add(table)
-        before = page_end(session, chunk.document_id, chunk.page_start - 1)
-        answer = block_figure(query, table_chunks(session, chunk), before)
+    for table in ranked_pages_tables(ranked, session):
+        first = table[0]
+        before = page_end(session, first.document_id, first.page_start - 1)
+        answer = block_figure(query, table_chunks(session, first), before)
         if answer is not None:
             return answer
     for document_id, number in dict.fromkeys((c.document_id, c.page_start) for c in ranked):

@@ -269,6 +269,22 @@ def test_no_year_is_read_from_columns_of_its_quarters_or_from_a_per_share_row() 
     assert row.figures == {2021: 22065.0, 2020: 17801.0}
 
 
+def test_a_note_s_marker_after_a_label_is_no_figure() -> None:
+    chunk = statement_chunk(
+        6,
+        "Net sales by groups of similar products and services (in millions):\n2021 2022\n"
+        "Advertising services (5) 7,612 9,548\nOther income (5) (3)\n",
+        page=20,
+    )
+    advertising, other = chunk_rows(chunk)
+    assert (advertising.label, advertising.figures) == (
+        "advertising services",
+        {2021: 7612.0, 2022: 9548.0},
+    )
+    # As many figures as columns: "(5)" is a loss of 5.
+    assert other.figures == {2021: -5.0, 2022: -3.0}
+
+
 def test_a_label_that_goes_on_from_the_line_above() -> None:
     chunk = statement_chunk(
         5,
