@@ -93,11 +93,16 @@ BLIND2 = "financebench-blind 2"
 """bench/data/financebench_blind2.jsonl's questions, written blind in session 25, over the same
 filings."""
 BLIND2_OWN = "financebench-blind 2, own filing"
+BLIND3 = "financebench-blind 3"
+"""bench/data/financebench_blind3.jsonl's questions, written blind in session 27, over the same
+filings."""
+BLIND3_OWN = "financebench-blind 3, own filing"
 STYLE_SETS = (
     ("financebench_more", MORE, MORE_OWN),
     ("financebench_held", HELD, HELD_OWN),
     ("financebench_blind", BLIND, BLIND_OWN),
     ("financebench_blind2", BLIND2, BLIND2_OWN),
+    ("financebench_blind3", BLIND3, BLIND3_OWN),
 )
 """(file in bench/data, source in one collection, source within the question's filing)."""
 SEC_HELD = "10-Q held"
@@ -438,8 +443,8 @@ def section(
         files, pages = sizes[FINANCEBENCH_COLLECTION]
         collections.append(
             f"FinanceBench's {files} filings ({pages:,} pages; FinanceBench's questions and "
-            "bench/data's financebench_more, financebench_held, financebench_blind and "
-            "financebench_blind2 are asked "
+            "bench/data's financebench_more, financebench_held, financebench_blind, "
+            "financebench_blind2 and financebench_blind3 are asked "
             "over all of them, and again restricted to the question's filing)"
         )
     asked = "every question" if every <= 1 else f"every {every}th question"

@@ -115,6 +115,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 "financebench_held",
                 "financebench_blind",
                 "financebench_blind2",
+                "financebench_blind3",
             )
         },
         "sec10q-held": EvalSet(
@@ -401,7 +402,9 @@ def main() -> None:
             "financebench-blind and docs-blind = `bench/data/financebench_blind.jsonl` (24) and "
             "`bench/data/docs_blind.jsonl` (24), written blind in session 23; financebench-blind2 "
             "and docs-blind2 = `bench/data/financebench_blind2.jsonl` (24) and "
-            "`bench/data/docs_blind2.jsonl` (32), written blind in session 25; docs = "
+            "`bench/data/docs_blind2.jsonl` (32), written blind in session 25; "
+            "financebench-blind3 = `bench/data/financebench_blind3.jsonl` (24), written blind in "
+            "session 27; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",
