@@ -71,6 +71,13 @@ _LOSS = re.compile(
 """Which of the things compared lost money ("Which of Intel's operating segments reported an
 operating loss", "which segment was still operating at a loss"): those whose income is below
 zero, an operating income's where the question names none."""
+_DECLINED = re.compile(
+    r"\bwhich\b[^?]*?\b(?:whose|its|their)\s+(?P<measure>[^?,]+?)\s+"
+    r"(?:declin|decreas|fell|fall|dropp|shr[aiu]nk)\w*\b",
+    re.I,
+)
+"""Which of them saw a measure fall from a year before ("Which segment was the only one whose
+operating profit declined in 2020?", "Which segment saw its EBIT decline?")."""
 _LEADING_PREPOSITION = re.compile(r"^(?:by|in|of|to|for)\s+", re.I)
 """What leads the measure asked and is no part of it ("largest by net revenue")."""
 _YEAR = re.compile(r"\b(?:FY\s?)?((?:19|20)\d\d)\b", re.I)
@@ -111,8 +118,9 @@ class ExtremeQuestion:
     compared where a quarterly report's header tells it (app.answer.metrics.column_periods)."""
     quarterly: bool = False
     """It asks of part of a year: only `period`'s column holds its figures."""
-    losses: bool = False
-    """It asks which hold a figure below zero of the measure (an income), not the extreme."""
+    below_zero: bool = False
+    """It asks which hold a figure below zero, not the extreme: an income's (a loss), or a
+    growth's (a decline)."""
     growth: bool = False
     """It asks how fast the measure grew: each row's change over its figure of a year before,
     in percent."""
@@ -124,9 +132,9 @@ class ExtremeQuestion:
         for row in rows:
             dated = in_period(row, self.period, year) if self.period else None
             if self.growth:
-                grown = _growth(row, dated, self.period, year, quarterly=self.quarterly)
-                if grown is not None:
-                    kept.append(replace(row, figures={year: grown}))
+                pair = _year_apart(row, dated, self.period, year, quarterly=self.quarterly)
+                if pair is not None:
+                    kept.append(replace(row, figures={year: pair[0], year - 1: pair[1]}))
             elif dated is not None:
                 kept.append(dated)
             elif not self.quarterly and row.figures:
@@ -134,12 +142,12 @@ class ExtremeQuestion:
         return kept
 
 
-def _growth(
+def _year_apart(
     row: Row, dated: Row | None, period: Period | None, year: int, *, quarterly: bool
-) -> float | None:
-    """Returns how much the row's figure grew, in percent, from a year before: of `period`'s
-    column (`dated`) over the column of as many months ended a year earlier, else of `year`'s
-    column over the year before's; None when it has no such two figures, or the first is 0."""
+) -> tuple[float, float] | None:
+    """Returns the row's figure and its figure of a year before: of `period`'s column (`dated`)
+    and the column of as many months ended a year earlier, else of `year`'s column and the year
+    before's; None when it has no such two figures, or the earlier is 0 (no growth from it)."""
     if dated is not None and period is not None:
         now = dated.figures[year]
         ended = date(*period.ended)
@@ -154,7 +162,7 @@ def _growth(
         now, past = row.figures[year], row.figures[year - 1]
     else:
         return None
-    return None if not past else (now - past) / abs(past) * 100
+    return None if not past else (now, past)
 
 
 YEAR_SLACK_DAYS = 10
@@ -195,9 +203,21 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                 highest=False,
                 measure=frozenset(terms(income)),
                 named=found.group("measure"),
-                losses=True,
+                below_zero=True,
             )
         )
+    for found in _DECLINED.finditer(question):
+        measure = terms(found.group("measure")) - _GENERIC
+        if measure:
+            asks.append(
+                asked(
+                    highest=False,
+                    measure=frozenset(measure),
+                    named=found.group("measure"),
+                    below_zero=True,
+                    growth=True,
+                )
+            )
     return asks
 
 
@@ -234,7 +254,7 @@ def table_extreme(
     # "Segment results: Revenue ... Operating income" titles its first block (revenue) too,
     # where the line "Operating income" titles its own.
     rows = max(titled, key=lambda each: each[0])[1]
-    return _comparison(asked, [_row_compared(row, year) for row in rows])
+    return _comparison(asked, [_row_compared(row, year, growth=asked.growth) for row in rows])
 
 
 def _blocks(
@@ -312,9 +332,11 @@ class Compared:
     name: str
     value: float
     quote: Quote
+    amount: float | None = None
+    """Of a growth compared (`value`, in percent), the figure for the year."""
 
 
-def _row_compared(row: Row, year: int) -> Compared:
+def _row_compared(row: Row, year: int, *, growth: bool = False) -> Compared:
     quote = Quote(
         row.chunk,
         row.parts,
@@ -323,6 +345,9 @@ def _row_compared(row: Row, year: int) -> Compared:
         row.chunk.table_header if headed(row) else None,
     )
     name = row_label(shown_text(row.chunk.content, row.parts))
+    if growth:
+        now, past = row.figures[year], row.figures[year - 1]
+        return Compared(name, (now - past) / abs(past) * 100, quote, now)
     return Compared(name, row.figures[year], quote)
 
 
@@ -801,20 +826,23 @@ def _other_months(heading: str, period: Period) -> bool:
 
 
 def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Comparison:
-    def shown(value: float) -> str:
-        return f"{value:+.1f}%" if asked.growth else shown_figure(value)
+    def shown(each: Compared) -> str:
+        if each.amount is None:
+            return shown_figure(each.value)
+        return f"{shown_figure(each.amount)} ({each.value:+.1f}%)"
 
-    listed = ", ".join(f"{each.name} {shown(each.value)}" for each in compared)
+    listed = ", ".join(f"{each.name} {shown(each)}" for each in compared)
     when = _when(asked.year, asked.period if asked.quarterly else None)
     quotes = list(dict.fromkeys(each.quote for each in compared))
-    if asked.losses:
-        losing = [f"{each.name} {shown(each.value)}" for each in compared if each.value < 0]
+    if asked.below_zero:
+        below = "a decline" if asked.growth else "an income below zero"
+        losing = [f"{each.name} {shown(each)}" for each in compared if each.value < 0]
         if not losing:
-            return Comparison(f"None{when}: no income below zero, of {listed}", quotes)
-        return Comparison(f"{', '.join(losing)}{when}: an income below zero, of {listed}", quotes)
+            return Comparison(f"None{when}: no {below.split(' ', 1)[1]}, of {listed}", quotes)
+        return Comparison(f"{', '.join(losing)}{when}: {below}, of {listed}", quotes)
     extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
     word = "highest" if asked.highest else "lowest"
     return Comparison(
-        f"{extreme.name}, {shown(extreme.value)}{when}: the {word} {asked.named} of {listed}",
+        f"{extreme.name}, {shown(extreme)}{when}: the {word} {asked.named} of {listed}",
         quotes,
     )

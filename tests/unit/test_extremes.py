@@ -411,9 +411,9 @@ def test_the_fastest_growth_is_of_the_period_asked_over_a_year_before() -> None:
     assert answer is not None
     # 9,476 over 8,391 and 8,639 over 7,853: the total is no segment.
     assert answer.text.startswith(
-        "Intelligent Cloud, +12.9% in the three months ended March 31, 2023: the highest "
-        "operating income growth of Productivity and Business Processes +10.0%, Intelligent "
-        "Cloud +12.9%"
+        "Intelligent Cloud, 9,476 (+12.9%) in the three months ended March 31, 2023: the "
+        "highest operating income growth of Productivity and Business Processes 8,639 "
+        "(+10.0%), Intelligent Cloud 9,476 (+12.9%)"
     )
     # Where no column of a year before stands, there is no growth to compare.
     asked = asked_extreme("Which segment had the fastest revenue growth in fiscal 2023?")
@@ -428,6 +428,26 @@ SEGMENTS_LOSSES = statement_chunk(
     page=12,
     header="(In Millions) Three Months Ended Apr 1, 2023 Apr 2, 2022",
 )
+
+
+def test_which_declined_is_read_from_a_year_before() -> None:
+    chunk = statement_chunk(
+        33,
+        "Operating profit\nAeronautics $ 2,843 $ 2,521\nSpace 1,149 1,191\n"
+        "Total operating profit $ 3,992 $ 3,712\n",
+        page=42,
+    )
+    above = "Summary operating results of our business segments:\n2020 2019\n"
+    asked = asked_extreme(
+        "Which business segment was the only one whose operating profit declined in 2020, and "
+        "what was its operating profit?"
+    )
+    assert asked is not None and asked.below_zero and asked.growth
+    answer = answered(table_extreme(asked, [(chunk, above)]))
+    assert answer is not None
+    assert answer.text.startswith(
+        "Space 1,149 (-3.5%) in 2020: a decline, of Aeronautics 2,843 (+12.8%), Space 1,149"
+    )
 
 
 @pytest.mark.parametrize(
@@ -448,7 +468,7 @@ SEGMENTS_LOSSES = statement_chunk(
 )
 def test_which_lost_money_is_read_below_zero_others_aside(question: str, start: str) -> None:
     asked = asked_extreme(question)
-    assert asked is not None and asked.losses
+    assert asked is not None and asked.below_zero
     answer = answered(table_extreme(asked, [(SEGMENTS_LOSSES, "")]))
     assert answer is not None and answer.text.startswith(start)
     assert "All other" not in answer.text
