@@ -113,9 +113,13 @@ def cell_answer(question: str, table: Sequence[Candidate]) -> Answer | None:
         names, named = next(((names, named) for names, named in heads if len(named) == 1), ((), []))
         if not named:
             continue
+        column_word = names[named[0]].lower()
         for row in rows:
             label_words = {word.lower() for word in _words(row.label)}
-            if len(row.figures) == count and label_words and label_words <= asked:
+            # One word of the question naming both ("income" over "income 703 320") names
+            # neither: a label's last word left alone on its line.
+            named_apart = column_word not in label_words
+            if len(row.figures) == count and label_words <= asked and named_apart and label_words:
                 found.append((len(label_words), names[named[0]], named[0], row))
     if not found:
         return None

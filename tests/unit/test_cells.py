@@ -89,3 +89,14 @@ def test_a_word_of_grammar_names_no_column() -> None:
     asked = "What was the segment net income of Corning's Display Technologies segment in 2022?"
     assert column_names(header.splitlines(), 2)[0] == ("customers", "of")
     assert cell_answer(asked, table) is None
+
+
+def test_one_word_names_no_column_and_row_at_once() -> None:
+    # A label's last word left alone on its line ("Lending- and deposit-related" / "income"),
+    # under a column the same word heads.
+    header = "Revenue fees income\n"
+    rows = "Lending- and deposit-related\nincome 703 320\n"
+    chunk = statement_chunk(4, header + rows, page=20, header=" ".join(header.split()))
+    table = [dataclasses.replace(chunk, table_header=(0, len(header)))]
+    asked = "What was the net income of the Consumer & Community Banking segment?"
+    assert cell_answer(asked, table) is None
