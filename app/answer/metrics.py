@@ -706,6 +706,9 @@ _NOT_ONE_FIGURE = re.compile(
 """A question about how a metric moved, or why ("Why did Nike's gross margin decline in
 FY2023?"), asks for more than a period's figure. One about a quarter (_QUARTER) is answered
 only from the column of the period it writes out, never from a fiscal year's."""
+_PER_UNIT = re.compile(r"\bper\s+(?!(?:share|cent|year|annum|quarter)\b)\w+", re.I)
+"""A figure per unit of something ("REVPAR (revenue per available room)", "sales per square
+foot"): a measure of its own, not the line item it names."""
 _YEAR_ON_YEAR = re.compile(
     r"\b(?:year[- ]over[- ]year|YoY|y/y)\b|\b(?:percent(?:age)?|%) (?:change|growth)\b"
     r"|\bgrowth rate\b",
@@ -907,7 +910,13 @@ def asked_metric(question: str) -> MetricQuestion | None:
     metric = next((m for m in METRICS if m.asked.search(question)), None) or _item_asked(
         _asking(question)
     )
-    if metric is None or _NOT_ONE_FIGURE.search(_asking(question)) or names_a_part(question):
+    asking = _asking(question)
+    if (
+        metric is None
+        or _NOT_ONE_FIGURE.search(asking)
+        or _PER_UNIT.search(asking)
+        or names_a_part(question)
+    ):
         return None
     if len(years) > 1 and not _AVERAGE_OVER_YEARS.search(question):
         years = (years[-1],)

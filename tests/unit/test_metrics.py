@@ -179,6 +179,8 @@ def test_a_line_item_asked_alone(question: str, metric: str, years: tuple[int, .
         "October 1, 2022?",
         "What were Amazon's net sales from third-party seller services in the quarter ended "
         "September 30, 2023?",
+        # The item per unit of something.
+        "What was REVPAR (revenue per available room) at the Las Vegas Strip Resorts in 2022?",
     ],
 )
 def test_questions_that_ask_more_than_a_line_item(question: str) -> None:
