@@ -97,6 +97,9 @@ def cell_answer(question: str, table: Sequence[Candidate]) -> Answer | None:
     asked = {word.lower() for word in written}
     rows = [row for chunk in table for row in table_rows(chunk)]
     lines = header_lines(table)
+    # The company's own words name no column ("Resorts" of "MGM Resorts'" over a column of
+    # "Las Vegas Strip Resorts").
+    titled = {word.lower() for chunk in table[:1] for word in _words(chunk.document_title)}
     found = []
     for count in sorted({len(row.figures) for row in rows}):
         heads = (
@@ -105,7 +108,9 @@ def cell_answer(question: str, table: Sequence[Candidate]) -> Answer | None:
                 [
                     index
                     for index, name in enumerate(names)
-                    if name in written and name.lower() not in STOPWORDS
+                    if name in written
+                    and name.lower() not in STOPWORDS
+                    and name.lower() not in titled
                 ],
             )
             for names in column_names(lines, count)

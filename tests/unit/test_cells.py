@@ -100,3 +100,17 @@ def test_one_word_names_no_column_and_row_at_once() -> None:
     table = [dataclasses.replace(chunk, table_header=(0, len(header)))]
     asked = "What was the net income of the Consumer & Community Banking segment?"
     assert cell_answer(asked, table) is None
+
+
+def test_the_company_s_own_words_name_no_column() -> None:
+    header = "Year Ended December 31,\nSegment Strip Resorts\n"
+    rows = "Regional Operations 759,096 399,701\n"
+    chunk = statement_chunk(5, header + rows, page=91, header=" ".join(header.split()))
+    table = [
+        dataclasses.replace(
+            chunk, table_header=(0, len(header)), document_title="MGM Resorts International"
+        )
+    ]
+    asked = "What were the net revenues of MGM Resorts' Regional Operations segment in 2018?"
+    assert column_names(header.splitlines(), 2)[0] == ("Strip", "Resorts")
+    assert cell_answer(asked, table) is None
