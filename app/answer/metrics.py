@@ -1103,8 +1103,12 @@ _NOTE_MARK = re.compile(r"\(\d\)")
 """A note's marker after a row's label, which reads as a figure ("(5)")."""
 """A figure printed to the cent: in a table of millions, a per-share amount."""
 _LINE = re.compile(r"[^\n]+")
-_COLUMN_YEAR = re.compile(r"(?<![\d$])(?<!\d[,.])((?:19|20)\d\d)(?!\d|%|[.,]\d)")
-"""A year, not a figure's digits ("2,019", "2019.5", "$2019") nor a share ("2019%")."""
+_COLUMN_YEAR = re.compile(
+    r"(?<![\d$])(?<!\d[,.])(?<!\d\d[\-\u2013/])((?:19|20)\d\d)"
+    r"(?!\d|%|[.,]\d|[\-\u2013/](?:19|20)?\d\d\b)"
+)
+"""A year, not a figure's digits ("2,019", "2019.5", "$2019"), a share ("2019%") nor an end of
+a span of years, which heads a change ("% Change 2015-2014")."""
 _PERIOD_WORDS = re.compile(
     r"\s*(?:for the\s+)?(?:fiscal\s+)?(?:years?|quarters?|(?:three|six|nine|twelve)\s+months?"
     r"|periods?|weeks?)?\s*(?:ended|ending)?\s*:?\s*",

@@ -212,6 +212,9 @@ def test_column_years_are_years_not_figures() -> None:
     header = "Fiscal years ended December 25, 2021, December 26, 2020 and December 28, 2019"
     assert column_years(header) == [2021, 2020, 2019]
     assert column_years("2,019 2019.5 2019% $2019 (2018)") == [2018]
+    # A span of years heads a change, not a year's figures.
+    header = "Fiscal 2015 Fiscal 2014 % Change 2015-2014 % Change 2014\u20132013 2013/12"
+    assert column_years(header) == [2015, 2014]
 
 
 def test_labels_lose_leaders_notes_and_case() -> None:
