@@ -81,11 +81,19 @@ def test_a_cell_is_not_guessed() -> None:
     assert answer is not None and answer.text.startswith("MMLU, Qwen2-72B: 84.2")
 
 
+def one_chunk_table(
+    n: int, header: str, rows: str, *, page: int, document_title: str = "Acme Corp 10-K"
+) -> list[Candidate]:
+    """Returns a table of one chunk, its header's lines above its rows."""
+    chunk = statement_chunk(n, header + rows, page=page, header=" ".join(header.split()))
+    return [
+        dataclasses.replace(chunk, table_header=(0, len(header)), document_title=document_title)
+    ]
+
+
 def test_a_word_of_grammar_names_no_column() -> None:
     header = "Number of combined end % of\ncustomers net sales in 2022\nsegment customers of\n"
-    rows = "Display Technologies 2 37%\n"
-    chunk = statement_chunk(3, header + rows, page=14, header=" ".join(header.split()))
-    table = [dataclasses.replace(chunk, table_header=(0, len(header)))]
+    table = one_chunk_table(3, header, "Display Technologies 2 37%\n", page=14)
     asked = "What was the segment net income of Corning's Display Technologies segment in 2022?"
     assert column_names(header.splitlines(), 2)[0] == ("customers", "of")
     assert cell_answer(asked, table) is None
@@ -94,10 +102,8 @@ def test_a_word_of_grammar_names_no_column() -> None:
 def test_one_word_names_no_column_and_row_at_once() -> None:
     # A label's last word left alone on its line ("Lending- and deposit-related" / "income"),
     # under a column the same word heads.
-    header = "Revenue fees income\n"
     rows = "Lending- and deposit-related\nincome 703 320\n"
-    chunk = statement_chunk(4, header + rows, page=20, header=" ".join(header.split()))
-    table = [dataclasses.replace(chunk, table_header=(0, len(header)))]
+    table = one_chunk_table(4, "Revenue fees income\n", rows, page=20)
     asked = "What was the net income of the Consumer & Community Banking segment?"
     assert cell_answer(asked, table) is None
 
@@ -105,12 +111,7 @@ def test_one_word_names_no_column_and_row_at_once() -> None:
 def test_the_company_s_own_words_name_no_column() -> None:
     header = "Year Ended December 31,\nSegment Strip Resorts\n"
     rows = "Regional Operations 759,096 399,701\n"
-    chunk = statement_chunk(5, header + rows, page=91, header=" ".join(header.split()))
-    table = [
-        dataclasses.replace(
-            chunk, table_header=(0, len(header)), document_title="MGM Resorts International"
-        )
-    ]
+    table = one_chunk_table(5, header, rows, page=91, document_title="MGM Resorts International")
     asked = "What were the net revenues of MGM Resorts' Regional Operations segment in 2018?"
     assert column_names(header.splitlines(), 2)[0] == ("Strip", "Resorts")
     assert cell_answer(asked, table) is None
