@@ -1099,9 +1099,9 @@ _DOTS = re.compile(r"[.\u2026\s]{2,}$|[.\u2026]{2,}")
 _NOTE = re.compile(r"\s*\((?:notes?|see note)[^)]*\)|\s*\([a-z0-9]\)$", re.I)
 _SCALE = re.compile(r"\b(thousands|millions|billions)\b", re.I)
 _PER_SHARE = re.compile(r"\d\.\d\d\)?$")
+"""A figure printed to the cent: in a table of millions, a per-share amount."""
 _NOTE_MARK = re.compile(r"\(\d\)")
 """A note's marker after a row's label, which reads as a figure ("(5)")."""
-"""A figure printed to the cent: in a table of millions, a per-share amount."""
 _LINE = re.compile(r"[^\n]+")
 _COLUMN_YEAR = re.compile(
     r"(?<![\d$])(?<!\d[,.])(?<!\d\d[\-\u2013/])((?:19|20)\d\d)"
