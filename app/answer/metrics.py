@@ -1102,6 +1102,7 @@ _PER_SHARE = re.compile(r"\d\.\d\d\)?$")
 """A figure printed to the cent: in a table of millions, a per-share amount."""
 _NOTE_MARK = re.compile(r"\(\d\)")
 """A note's marker after a row's label, which reads as a figure ("(5)")."""
+_NOTE_MARKS_LINE = re.compile(r"\s*(?:\(\d\)\s*)+")
 _LINE = re.compile(r"[^\n]+")
 _COLUMN_YEAR = re.compile(
     r"(?<![\d$])(?<!\d[,.])(?<!\d\d[\-\u2013/])((?:19|20)\d\d)"
@@ -1203,6 +1204,8 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             scale = found_scale.group(1).lower() if found_scale else scale
         if place is None or heading:
             continue
+        if _NOTE_MARKS_LINE.fullmatch(text):
+            continue  # "iPad" / "(1)" / "9,396 7,248 30 %": the label's note, on a line of its own
         if row_kind(text) not in ("figures", "loose"):
             label_line = place if re.search(r"[A-Za-z]", text) else None
             parked = None

@@ -290,6 +290,19 @@ def test_a_note_s_marker_after_a_label_is_no_figure() -> None:
     assert other.figures == {2021: -5.0, 2022: -3.0}
 
 
+def test_a_note_s_marker_on_a_line_of_its_own_parts_no_label_from_its_figures() -> None:
+    chunk = statement_chunk(
+        7,
+        "Net sales by category:\n2022 2021\niPhone\n\n(1)\n\n$ 65,775 $ 71,628 (8)%\n"
+        "Wearables, Home and Accessories\n\n(1)(2)\n\n13,482 14,701 (8)%\n",
+        page=20,
+    )
+    assert [(row.label, row.figures) for row in chunk_rows(chunk)] == [
+        ("iphone", {2022: 65775.0, 2021: 71628.0}),
+        ("wearables, home and accessories", {2022: 13482.0, 2021: 14701.0}),
+    ]
+
+
 def test_a_label_that_goes_on_from_the_line_above() -> None:
     chunk = statement_chunk(
         5,
