@@ -123,7 +123,7 @@ def deep_page_tree(depth: int = 5_000) -> bytes:
     return assemble(objects)
 
 
-def text_megabytes(megabytes: int = 50, pages: int = 1000) -> bytes:
+def text_megabytes(megabytes: int = 10, pages: int = 1000) -> bytes:
     """`pages` pages sharing one content stream: `megabytes` MB of visible text in all."""
     per_page = megabytes * 1_000_000 // pages
     lines = per_page // (len(LINE) + 1)

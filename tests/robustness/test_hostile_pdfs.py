@@ -17,7 +17,7 @@ from tests.helpers.corpus import SHARED_CORPUS
 from tests.helpers.problems import assert_problem_or_success
 
 INGEST_TIMEOUT_SECONDS = 5.0
-"""Far more than a one-page PDF needs, far less than 50 MB of text takes."""
+"""Far more than a one-page PDF needs, far less than 10 MB of text takes."""
 
 
 @pytest.fixture
