@@ -727,12 +727,10 @@ def group_figure(question: str, page: PageText, chunks: Sequence[Candidate]) -> 
     column_extreme reads it. Of a quarter asked, a table of other months ("Six months ended")
     is not read; the first such row, in page order, answers.
     """
-    years = _YEAR.findall(question)
-    period = asked_period(question)
-    if period is None and not years:
+    when = _when_asked(question)
+    if when is None:
         return None
-    year = period.ended[0] if period else int(years[-1])
-    quarterly = period if period is not None and asks_part_of_year(question) else None
+    year, _, quarterly = when
     asked = terms(question)
     lines = [(m.start(), m.end()) for m in _LINE.finditer(page.text)]
     found: list[tuple[int, int, str, float, Quote]] = []
@@ -781,12 +779,10 @@ def block_figure(
     they add in parentheses aside (a note's marker, "Advertising services (5)"); of several
     rows, the one with the longest label. A line of period words ("Six Months Ended") titles
     no block; a question asking a share is not answered by a figure."""
-    years = _YEAR.findall(question)
-    period = asked_period(question)
-    if (period is None and not years) or _ASKS_SHARE.search(question):
+    when = _when_asked(question)
+    if when is None or _ASKS_SHARE.search(question):
         return None
-    year = period.ended[0] if period else int(years[-1])
-    quarterly = period if period is not None and asks_part_of_year(question) else None
+    year, period, quarterly = when
     asked = ExtremeQuestion(
         highest=True,
         measure=frozenset(),
@@ -818,6 +814,18 @@ def block_figure(
     return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
 
 
+def _when_asked(question: str) -> tuple[int, Period | None, Period | None] | None:
+    """Returns the year `question` asks of, the period it writes out, and that period again
+    where it is part of a year (a quarter: only its column holds the figure); None when it
+    names no year."""
+    years = _YEAR.findall(question)
+    period = asked_period(question)
+    if period is None and not years:
+        return None
+    year = period.ended[0] if period else int(years[-1])
+    return year, period, period if period is not None and asks_part_of_year(question) else None
+
+
 def _other_months(heading: str, period: Period) -> bool:
     """Says whether a table's heads name spans of months, none the period's ("Six months ended"
     over a quarter asked)."""
@@ -835,11 +843,12 @@ def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Compari
     when = _when(asked.year, asked.period if asked.quarterly else None)
     quotes = list(dict.fromkeys(each.quote for each in compared))
     if asked.below_zero:
-        below = "a decline" if asked.growth else "an income below zero"
+        below = "decline" if asked.growth else "income below zero"
         losing = [f"{each.name} {shown(each)}" for each in compared if each.value < 0]
         if not losing:
-            return Comparison(f"None{when}: no {below.split(' ', 1)[1]}, of {listed}", quotes)
-        return Comparison(f"{', '.join(losing)}{when}: {below}, of {listed}", quotes)
+            return Comparison(f"None{when}: no {below}, of {listed}", quotes)
+        article = "a" if asked.growth else "an"
+        return Comparison(f"{', '.join(losing)}{when}: {article} {below}, of {listed}", quotes)
     extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
     word = "highest" if asked.highest else "lowest"
     return Comparison(

@@ -1102,7 +1102,8 @@ _PER_SHARE = re.compile(r"\d\.\d\d\)?$")
 """A figure printed to the cent: in a table of millions, a per-share amount."""
 _NOTE_MARK = re.compile(r"\(\d\)")
 """A note's marker after a row's label, which reads as a figure ("(5)")."""
-_NOTE_MARKS_LINE = re.compile(r"\s*(?:\(\d\)\s*)+")
+_NOTE_MARKS_LINE = re.compile(rf"(?:\s*{_NOTE_MARK.pattern})+\s*")
+"""A line of notes' markers only ("(1)(2)"), standing between a row's label and its figures."""
 _LINE = re.compile(r"[^\n]+")
 _COLUMN_YEAR = re.compile(
     r"(?<![\d$])(?<!\d[,.])(?<!\d\d[\-\u2013/])((?:19|20)\d\d)"
