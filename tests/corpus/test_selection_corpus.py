@@ -231,7 +231,7 @@ def library_response(corpus: IngestedCorpus, embedder: CachedEmbedder, drawn: Dr
 
 
 @settings(
-    max_examples=500,
+    max_examples=250,
     deadline=None,
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],

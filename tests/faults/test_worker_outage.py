@@ -16,8 +16,8 @@ from tests.helpers.outages import crash, restart
 from tests.helpers.pdfs import long_pdf
 from tests.helpers.service import WORKER_SETTINGS
 
-WAIT_SECONDS = 5.0
-OUTAGE_SECONDS = 12.0
+WAIT_SECONDS = 2.0
+OUTAGE_SECONDS = 5.0
 """More than twice the worker's wait for a connection (WORKER_DATABASE_WAIT_SECONDS, 30 s
 unless set), past which the worker used to die for good: the outage outlasts two waits."""
 
