@@ -149,6 +149,24 @@ def asks_list(query: str) -> bool:
     return _ASKS_LIST.search(query) is not None
 
 
+_PERIOD_FRAME = re.compile(
+    r"^(?:For|In|During)\s+(?:the\s+)?(?:fiscal(?:\s+year)?\s+|year\s+ended\s+|"
+    r"(?:three|six|nine|twelve)\s+months\s+ended\s+)?(?:[A-Z][a-z]+\s+\d{1,2},?\s+)?"
+    r"((?:19|20)\d\d)\s?,"
+)
+"""A sentence framed by its period at its start: "For fiscal 2017, the increase in gross profit
+rate was primarily due to ...", "In 2019, we ..."."""
+
+
+def framed_elsewhen(text: str, query: str) -> bool:
+    """Whether `text` opens with a period the query does not ask of (a year it does not name),
+    when it names any: "For fiscal 2017, the increase ..." does not say why the rate fell in
+    fiscal 2018, which the filing explains in the sentence after."""
+    frame = _PERIOD_FRAME.match(text)
+    asked = set(_YEAR.findall(query))
+    return frame is not None and bool(asked) and frame.group(1) not in asked
+
+
 def year_asked(text: str, query: str) -> int:
     """+1 when `text` names a year the query names ("FY2021" names 2021), -1 when it names
     only other years, 0 when it names none or the query none."""

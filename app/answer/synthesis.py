@@ -46,6 +46,7 @@ from app.answer.kinds import (
     asks_list,
     counted_things,
     defined_things,
+    framed_elsewhen,
     holds_kind,
     states_counts,
     states_definition,
@@ -584,8 +585,11 @@ def score_units(
 
 
 def _year_worth(text: str, query: str, headed: bool) -> int:
-    # A row under a header of other years is of another period; a sentence naming only other
-    # years may still answer (a FY2020 report's capital plan for 2021 to 2030).
+    # A row under a header of other years is of another period, as is a sentence its first
+    # words place in one; a sentence naming only other years elsewhere may still answer (a
+    # FY2020 report's capital plan for 2021 to 2030).
+    if framed_elsewhen(text, query):
+        return -1
     year = year_asked(text, query)
     return year if headed else max(year, 0)
 

@@ -80,6 +80,16 @@ model to process sequences of up to 131,072 tokens"), or that gives an example o
 before ("For example, conduct scanning at write, ..."), is quoted with the sentence before it,
 which says what they are. Singular "This ..." often names the document itself ("This proposed
 AD would apply ..."): joined too, it made two wrong answers confident on bench/data."""
+_CHANGE_ANAPHORA = re.compile(
+    r"^(?:(?:For|In|During) [^,.]{0,60}?(?:19|20)\d\d\s?,\s+)?(?:The|the|This|this) "
+    r"(?:increase|decrease|decline|change|improvement|growth|reduction|rise|drop)\b"
+    r"(?! (?:in|of|from)\b)"
+)
+"""A sentence that names a change only as "the increase" or "the decrease" says why a figure of
+the sentence before moved ("Our gross profit rate decreased 26 basis points for fiscal 2018
+... For fiscal 2018, the decrease was primarily due to strategic price investments ..."): it
+is quoted with that sentence, once (the next year's reason, pointing back the same way, stands
+alone)."""
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _MARK = rf"(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])"
@@ -297,6 +307,7 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
     units: list[Unit] = []
     beginning: Span | None = None
     taken_until = 0
+    joined = False
     for index, (start, end) in enumerate(sentences):
         if start < taken_until or any(a < end and start < b for a, b in row_lines):
             continue
@@ -341,7 +352,9 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             continue
         beginning = None
         if len(words) >= MIN_WORDS:
-            if _ANAPHORA.match(text) and _right_after(units, content, start):
+            points_back = _ANAPHORA.match(text) or (not joined and _CHANGE_ANAPHORA.match(text))
+            joined = bool(points_back) and _right_after(units, content, start)
+            if joined:
                 units[-1] = Unit(((units[-1].parts[0][0], end),), "sentence")
             else:
                 units.append(Unit(((start, end),), "sentence"))

@@ -226,6 +226,25 @@ def test_a_sentence_that_points_back_is_quoted_with_what_it_points_to() -> None:
     assert len(shown(this)) == 2
 
 
+def test_the_reason_for_a_change_is_quoted_with_the_change_once() -> None:
+    change = (
+        "Our gross profit rate decreased 26 basis points for fiscal 2018 and increased 36 basis "
+        "points for fiscal 2017, when compared to the previous fiscal year."
+    )
+    reason = (
+        "For fiscal 2018, the decrease was primarily due to strategic price investments and the "
+        "mix impact from eCommerce."
+    )
+    earlier = "For fiscal 2017, the increase was primarily due to improved margin in food."
+    assert shown(f"{change} {reason} {earlier}") == [
+        ("sentence", f"{change} {reason}"),
+        ("sentence", earlier),
+    ]
+    # A change it names itself stands alone.
+    named = "The increase in net sales was primarily due to higher volume of cloud services."
+    assert shown(f"{change} {named}") == [("sentence", change), ("sentence", named)]
+
+
 def test_an_example_is_quoted_with_the_sentence_it_is_an_example_of() -> None:
     text = (
         "HPC systems may consider alternate options for malware scanning. For example, conduct "

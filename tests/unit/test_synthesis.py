@@ -13,6 +13,7 @@ from app.answer.kinds import (
     asked_kinds,
     counted_things,
     defined_things,
+    framed_elsewhen,
     holds_kind,
     states_counts,
     states_definition,
@@ -383,6 +384,17 @@ def test_a_year_the_question_names() -> None:
     assert year_asked("Since inception, we have delivered 753 aircraft.", question) == 0
     assert year_asked("For the Year Ended December 29, 2018 Goodwill impairment", question) == -1
     assert year_asked("In 2021, we delivered 142 aircraft.", "How many were delivered?") == 0
+
+
+def test_a_sentence_placed_in_another_year_by_its_first_words() -> None:
+    question = "Why did Walmart's consolidated gross profit rate decline in fiscal 2018?"
+    assert framed_elsewhen("For fiscal 2017, the increase was due to lower fuel costs.", question)
+    assert framed_elsewhen("In 2016, the rate rose.", question)
+    assert not framed_elsewhen("For fiscal 2018, the decrease was due to price cuts.", question)
+    # A year further on, or one the question does not name, places nothing.
+    assert not framed_elsewhen("The rate fell in fiscal 2017, then rose.", question)
+    assert not framed_elsewhen("In 2018 compared to 2017, the rate fell.", question)
+    assert not framed_elsewhen("For fiscal 2017, the rate rose.", "Why did the rate fall?")
 
 
 def test_the_chunk_whose_header_names_the_company_answers(embedder: Embedder) -> None:
