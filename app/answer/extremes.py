@@ -99,6 +99,12 @@ _NOT_COMPARED = re.compile(
 """What is never one of the things compared: a total, reconciling items, what no segment
 holds ("Corporate unallocated expenses"), the rest of them ("All other", "Other countries")."""
 
+_RECONCILING = re.compile(r"(?:add|less|plus|deduct)\s*:", re.I)
+"""A row that adds or takes off an item ("Add: Income tax expense") makes its block a
+reconciliation of one figure to another, whose rows are no parts of anything: NIKE's "Net
+income ... Add: Interest expense ... Earnings before interest and taxes" is no answer to which
+of its segments saw its EBIT decline."""
+
 
 @dataclass(frozen=True)
 class ExtremeQuestion:
@@ -235,6 +241,8 @@ def table_extreme(
         return None
     titled = []
     for title_lines, block in _blocks(table, asked, year, page_before):
+        if any(_RECONCILING.match(row.label) for row in block):
+            continue
         title = " ".join(title_lines)
         # A row labelled with the measure itself ("Net revenue" beside "Operating profit") is
         # the measure, not one of the things that hold it.

@@ -281,6 +281,31 @@ def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session)
 def ranked_comparison(
     asked: ExtremeQuestion, ranked: Sequence[Candidate], session: Session
 ) -> Comparison | None:
+    """Returns the comparison `asked` of the best ranked chunk's table or page that holds one;
+    of none, that of another table on a ranked chunk's page (NIKE's "The breakdown of EBIT is
+    as follows:" beside the notes on its revenue table that ranked)."""
+    return _own_tables_comparison(asked, ranked, session) or _other_tables_comparison(
+        asked, ranked, session
+    )
+
+
+def _other_tables_comparison(
+    asked: ExtremeQuestion, ranked: Sequence[Candidate], session: Session
+) -> Comparison | None:
+    if asked.year is None:
+        return None
+    for table in ranked_pages_tables(ranked, session):
+        first = table[0]
+        before = page_end(session, first.document_id, first.page_start - 1)
+        comparison = table_extreme(asked, table_chunks(session, first), before)
+        if comparison is not None:
+            return comparison
+    return None
+
+
+def _own_tables_comparison(
+    asked: ExtremeQuestion, ranked: Sequence[Candidate], session: Session
+) -> Comparison | None:
     """Returns the comparison `asked` of the best ranked chunk's table or page that holds one."""
     tables: set[tuple[uuid.UUID, int, tuple[int, int] | uuid.UUID]] = set()
     read: set[tuple[uuid.UUID, int]] = set()

@@ -244,3 +244,38 @@ def test_which_row_holds_the_lowest_figure_is_read_from_its_table(client: TestCl
     assert "Space 1,134 1,149 [1]" in body["answer"]
     assert body["sources"] == ["acme-10k.pdf, p. 1"]
     assert any("Space 1,134 1,149" in e["text_snippet"] for e in body["highlighted_sources"])
+
+
+def test_which_row_is_lowest_is_read_from_another_table_on_a_ranked_page(
+    client: TestClient,
+) -> None:
+    upload(
+        client,
+        text_pdf(
+            [
+                "Acme Corporation\n\nThe breakdown of net sales is as follows (in millions):\n\n"
+                "2022 2021\nAeronautics 26,748 26,266\nSpace 11,814 11,880\n"
+                "Rotors 16,789 15,995\nTotal net sales 55,351 54,141\n\n"
+                "(1) Which of the business segments had the lowest operating profit in 2022 "
+                "depends on the timing of its deliveries, as each year's notes discuss.\n\n"
+                "The breakdown of operating profit is as follows (in millions):\n\n"
+                "2022 2021\nAeronautics 2,799 2,843\nSpace 1,134 1,149\nRotors 1,798 1,615\n"
+                "Total operating profit 5,731 5,607\n"
+            ]
+        ),
+        name="acme-10k.pdf",
+    )
+
+    body = client.post(
+        "/api/v1/query",
+        json={
+            "query": "Which of Acme's business segments had the lowest operating profit in 2022?",
+            "top_k": 1,
+        },
+    ).json()
+
+    # The note ranks first; the table its page holds for the measure answers.
+    assert body["answer"].startswith(
+        "Space, 1,134 in 2022: the lowest operating profit of Aeronautics 2,799, Space 1,134, "
+        "Rotors 1,798 [1] "
+    ), body["answer"]

@@ -450,6 +450,21 @@ def test_which_declined_is_read_from_a_year_before() -> None:
     )
 
 
+def test_a_reconciliation_compares_no_parts() -> None:
+    chunk = statement_chunk(
+        34,
+        "Net income $ 5,070 $ 6,046\nAdd: Interest expense (income), net (6) 205\n"
+        "Add: Income tax expense 1,131 605\nEarnings before interest and taxes $ 6,195 $ 6,856\n",
+        page=33,
+    )
+    above = "EBIT is calculated as follows:\n2023 2022\n"
+    asked = asked_extreme(
+        "Which of NIKE's geographic operating segments saw its EBIT decline in fiscal 2023?"
+    )
+    assert asked is not None
+    assert table_extreme(asked, [(chunk, above)]) is None
+
+
 @pytest.mark.parametrize(
     ("question", "start"),
     [
