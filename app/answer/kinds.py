@@ -156,15 +156,28 @@ _PERIOD_FRAME = re.compile(
 )
 """A sentence framed by its period at its start: "For fiscal 2017, the increase in gross profit
 rate was primarily due to ...", "In 2019, we ..."."""
+_MONTHS_ENDED = re.compile(
+    r"\b(?:three|six|nine|twelve)\s+months\s+ended\s+[A-Z][a-z]+\s+\d{1,2},?\s+((?:19|20)\d\d)\b"
+)
+"""A period of months: the first a sentence names is its own ("Average deposits increased for
+the three months ended June 30, 2022 compared to the three months ended June 30, 2021")."""
 
 
 def framed_elsewhen(text: str, query: str) -> bool:
-    """Whether `text` opens with a period the query does not ask of (a year it does not name),
-    when it names any: "For fiscal 2017, the increase ..." does not say why the rate fell in
-    fiscal 2018, which the filing explains in the sentence after."""
-    frame = _PERIOD_FRAME.match(text)
+    """Whether `text` is of a period the query does not ask of (a year it does not name), when
+    it names any: one its first words place it in ("For fiscal 2017, the increase ..." does not
+    say why the rate fell in fiscal 2018, which the filing explains in the sentence after), or
+    the months ended at the first year it names."""
     asked = set(_YEAR.findall(query))
-    return frame is not None and bool(asked) and frame.group(1) not in asked
+    if not asked:
+        return False
+    frame = _PERIOD_FRAME.match(text)
+    if frame is None:
+        first, months = _YEAR.search(text), _MONTHS_ENDED.search(text)
+        if first is None or months is None or months.start(1) != first.start():
+            return False
+        frame = months
+    return frame.group(1) not in asked
 
 
 def year_asked(text: str, query: str) -> int:

@@ -395,6 +395,18 @@ def test_a_sentence_placed_in_another_year_by_its_first_words() -> None:
     assert not framed_elsewhen("The rate fell in fiscal 2017, then rose.", question)
     assert not framed_elsewhen("In 2018 compared to 2017, the rate fell.", question)
     assert not framed_elsewhen("For fiscal 2017, the rate rose.", "Why did the rate fall?")
+    # The months ended at the first year a sentence names are its period.
+    deposits = "How much did average deposits grow in the first quarter of 2021?"
+    assert framed_elsewhen(
+        "Average deposits increased for the three months ended June 30, 2022 compared to the "
+        "three months ended June 30, 2021.",
+        deposits,
+    )
+    assert not framed_elsewhen(
+        "Average deposits increased for the three months ended March 31, 2021 compared to the "
+        "three months ended March 31, 2020.",
+        deposits,
+    )
 
 
 def test_the_chunk_whose_header_names_the_company_answers(embedder: Embedder) -> None:
