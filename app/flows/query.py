@@ -295,9 +295,9 @@ def _other_tables_comparison(
     if asked.year is None:
         return None
     for table in ranked_pages_tables(ranked, session):
-        first = table[0]
+        first = table[0][0]
         before = page_end(session, first.document_id, first.page_start - 1)
-        comparison = table_extreme(asked, table_chunks(session, first), before)
+        comparison = table_extreme(asked, table, before)
         if comparison is not None:
             return comparison
     return None
@@ -334,22 +334,25 @@ def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> An
     table first (a caption chunk ranks for the table below it), the best ranked page first;
     None when no such table has one. The tables of every ranked page are read at once."""
     for table in ranked_pages_tables(ranked, session):
-        answer = cell_answer(query, table)
+        answer = cell_answer(query, [chunk for chunk, _ in table])
         if answer is not None:
             return answer
     return None
 
 
-def ranked_pages_tables(ranked: Sequence[Candidate], session: Session) -> list[list[Candidate]]:
-    """Returns the tables on the ranked chunks' pages, each as its chunks in order: a ranked
-    chunk's own table before the others on its page, the best ranked page first. The tables of
-    every ranked page are read at once."""
+def ranked_pages_tables(
+    ranked: Sequence[Candidate], session: Session
+) -> list[list[tuple[Candidate, str]]]:
+    """Returns the tables on the ranked chunks' pages, each as its chunks in order with the
+    text above each (as table_chunks gives them): a ranked chunk's own table before the others
+    on its page, the best ranked page first. The tables of every ranked page are read at
+    once."""
     pages = list(dict.fromkeys((chunk.document_id, chunk.page_start) for chunk in ranked))
-    tables: dict[tuple[uuid.UUID, int, tuple[int, int]], list[Candidate]] = {}
-    for each in table_chunks_on_pages(session, pages):
+    tables: dict[tuple[uuid.UUID, int, tuple[int, int]], list[tuple[Candidate, str]]] = {}
+    for each, above in table_chunks_on_pages(session, pages):
         if each.table_header is not None:
             key = (each.document_id, each.page_start, each.table_header)
-            tables.setdefault(key, []).append(each)
+            tables.setdefault(key, []).append((each, above))
     ordered = [
         key
         for chunk in ranked
@@ -381,9 +384,9 @@ def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> An
     if not names_a_part(query) or Asked.REASON in asked_kinds(query):
         return None
     for table in ranked_pages_tables(ranked, session):
-        first = table[0]
+        first = table[0][0]
         before = page_end(session, first.document_id, first.page_start - 1)
-        answer = block_figure(query, table_chunks(session, first), before)
+        answer = block_figure(query, table, before)
         if answer is not None:
             return answer
     for document_id, number in dict.fromkeys((c.document_id, c.page_start) for c in ranked):

@@ -90,25 +90,22 @@ def following_chunk(
 
 def table_chunks_on_pages(
     session: Session, pages: Sequence[tuple[uuid.UUID, int]]
-) -> list[Candidate]:
+) -> list[tuple[Candidate, str]]:
     """Returns the chunks of tables that begin on any of `pages` ((document, page) pairs), in
-    each document's order, in one statement."""
+    each document's order, each with the last ABOVE_CHARS of its page's text before it (as
+    table_chunks), in one statement."""
     if not pages:
         return []
-    return [
-        chunk
-        for chunk, _ in _with_text_above(
-            session,
-            Chunk.table_header_start.is_not(None),
-            or_(
-                *(
-                    (Chunk.document_id == document_id) & (Chunk.page_start == page)
-                    for document_id, page in pages
-                )
-            ),
-            above=False,
-        )
-    ]
+    return _with_text_above(
+        session,
+        Chunk.table_header_start.is_not(None),
+        or_(
+            *(
+                (Chunk.document_id == document_id) & (Chunk.page_start == page)
+                for document_id, page in pages
+            )
+        ),
+    )
 
 
 def _with_text_above(
