@@ -113,12 +113,18 @@ SEC_BLIND = "10-Q blind"
 """bench/data/sec10q_blind.jsonl's questions, written blind in session 26, over all 20 of
 docugami's 10-Qs (their own collection: the documents' holds 18)."""
 SEC_BLIND_OWN = "10-Q blind, own filing"
+SEC_BLIND2 = "10-Q blind 2"
+"""bench/data/sec10q_blind2.jsonl's questions, written blind in session 28, over the same 20
+10-Qs."""
+SEC_BLIND2_OWN = "10-Q blind 2, own filing"
 STYLED = (
     *(source for _, one, own in STYLE_SETS for source in (one, own)),
     SEC_HELD,
     SEC_HELD_OWN,
     SEC_BLIND,
     SEC_BLIND_OWN,
+    SEC_BLIND2,
+    SEC_BLIND2_OWN,
 )
 DOCS_HELD = "docs held"
 """bench/data/docs_held.jsonl's questions over the papers and manuals, kept from tuning."""
@@ -255,6 +261,8 @@ def ask_all(
         sizes[SEC10Q_COLLECTION] = (len(quarterlies.ids), quarterlies.pages)
         for question in every_nth(blind_10qs, every):
             outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND, SEC_BLIND_OWN))
+        for question in every_nth(financebench_style_questions("sec10q_blind2", CORPUS), every):
+            outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND2, SEC_BLIND2_OWN))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
@@ -437,7 +445,8 @@ def section(
         files, pages = sizes[SEC10Q_COLLECTION]
         collections.append(
             f"docugami's {files} 10-Qs ({pages:,} pages; `bench/data/sec10q_blind.jsonl`'s "
-            "questions are asked over all of them, and again restricted to the question's filing)"
+            "and `bench/data/sec10q_blind2.jsonl`'s questions are asked over all of them, and "
+            "again restricted to the question's filing)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

@@ -125,12 +125,15 @@ def eval_sets() -> dict[str, EvalSet]:
             BY_QUESTION_TYPE,
             tuple(files_of(docs_questions())),
         ),
-        "sec10q-blind": EvalSet(
-            "sec10q-blind",
-            SEC10Q_COLLECTION,
-            financebench_style_questions("sec10q_blind", CORPUS),
-            BY_QUESTION_TYPE,
-        ),
+        **{
+            name.replace("_", "-"): EvalSet(
+                name.replace("_", "-"),
+                SEC10Q_COLLECTION,
+                financebench_style_questions(name, CORPUS),
+                BY_QUESTION_TYPE,
+            )
+            for name in ("sec10q_blind", "sec10q_blind2")
+        },
         **{
             name.replace("_", "-"): EvalSet(
                 name.replace("_", "-"),
@@ -397,7 +400,9 @@ def main() -> None:
             "style over 18 of docugami's 10-Qs (the docs collection), written blind in session "
             "20 and kept from tuning; sec10q-blind = `bench/data/sec10q_blind.jsonl`, 30 in the "
             "same style over all 20 of docugami's 10-Qs (a collection of their own), written "
-            "blind in session 26; docs-held = `bench/data/docs_held.jsonl`, 30 over the "
+            "blind in session 26; sec10q-blind2 = `bench/data/sec10q_blind2.jsonl`, 30 more "
+            "over the same 20, written blind in session 28; docs-held = "
+            "`bench/data/docs_held.jsonl`, 30 over the "
             "papers and manuals, written blind in session 21 and kept from tuning; "
             "financebench-blind and docs-blind = `bench/data/financebench_blind.jsonl` (24) and "
             "`bench/data/docs_blind.jsonl` (24), written blind in session 23; financebench-blind2 "

@@ -37,7 +37,8 @@ FINANCEBENCH = CORPUS / "eval" / "financebench_dev"
 DOCS_COLLECTION = "eval-docs"
 FINANCEBENCH_COLLECTION = "eval-financebench"
 SEC10Q_COLLECTION = "eval-sec10q"
-"""All 20 of docugami's 10-Qs, for sec10q_blind's questions (the docs collection holds 18)."""
+"""All 20 of docugami's 10-Qs, for sec10q_blind's and sec10q_blind2's questions (the docs
+collection holds 18)."""
 INGEST_RECORD = "ingest.json"
 NOT_ANSWERED = frozenset({"no_matches", "no_answer", "empty_database"})
 """Statuses under which the service gives no answer, whatever the answer field holds."""
@@ -139,8 +140,8 @@ def financebench_style_questions(
     (bench/data/README.md), their `pdf` under `root`: financebench_more's 45 (session 18) and
     financebench_held's 30 (session 19, kept from tuning) and financebench_blind's 24
     (session 23) over FinanceBench's filings,
-    sec10q_held's 30 (session 20, kept from tuning) and sec10q_blind's 30 (session 26) over
-    docugami's 10-Qs under CORPUS; a
+    sec10q_held's 30 (session 20, kept from tuning), sec10q_blind's 30 (session 26) and
+    sec10q_blind2's 30 (session 28) over docugami's 10-Qs under CORPUS; a
     computed one's `answer_patterns` are those of its line items, as in
     financebench_facts.jsonl, its result's in `result_patterns`."""
     questions = []
