@@ -78,6 +78,21 @@ _DECLINED = re.compile(
 )
 """Which of them saw a measure fall from a year before ("Which segment was the only one whose
 operating profit declined in 2020?", "Which segment saw its EBIT decline?")."""
+_PARTS = (
+    r"(?:segments?|offerings?|lines?|divisions?|businesses|regions?|categories|markets?"
+    r"|platforms?|units?|products?|brands?)"
+)
+_MOVED = re.compile(
+    rf"\bwhich\b[^?]*?\b{_PARTS}\b[^?]*?\b(?:"
+    r"(?P<verb>(?:increas|decreas|declin)\w*|grew|rose|fell)\s+(?:in\s+)?"
+    r"|(?:posted|had|saw|reported|recorded|showed)\s+(?P<level>higher|lower)\s+)"
+    r"(?P<measure>[^?,]+?)\s+(?=(?:year|in|from|compared|than|over|versus|during|for)\b)",
+    re.I,
+)
+"""Which of the parts saw a measure move one way from a year before ("Which of Intel's
+operating segments increased revenue year over year", "Which of Microsoft's offerings posted
+lower revenue in its fiscal 2023 third quarter than a year earlier")."""
+_DOWN = re.compile(r"decreas|declin|fell|lower", re.I)
 _LEADING_PREPOSITION = re.compile(r"^(?:by|in|of|to|for)\s+", re.I)
 """What leads the measure asked and is no part of it ("largest by net revenue")."""
 _YEAR = re.compile(r"\b(?:FY\s?)?((?:19|20)\d\d)\b", re.I)
@@ -124,9 +139,9 @@ class ExtremeQuestion:
     compared where a quarterly report's header tells it (app.answer.metrics.column_periods)."""
     quarterly: bool = False
     """It asks of part of a year: only `period`'s column holds its figures."""
-    below_zero: bool = False
-    """It asks which hold a figure below zero, not the extreme: an income's (a loss), or a
-    growth's (a decline)."""
+    sign: int = 0
+    """It asks which hold a figure below zero (-1: an income's, a loss, or a growth's, a
+    decline) or above it (+1: a growth's, a rise), not the extreme (0)."""
     growth: bool = False
     """It asks how fast the measure grew: each row's change over its figure of a year before,
     in percent."""
@@ -209,7 +224,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                 highest=False,
                 measure=frozenset(terms(income)),
                 named=found.group("measure"),
-                below_zero=True,
+                sign=-1,
             )
         )
     for found in _DECLINED.finditer(question):
@@ -220,7 +235,19 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                     highest=False,
                     measure=frozenset(measure),
                     named=found.group("measure"),
-                    below_zero=True,
+                    sign=-1,
+                    growth=True,
+                )
+            )
+    for found in _MOVED.finditer(question):
+        measure = terms(found.group("measure")) - _GENERIC
+        if measure:
+            asks.append(
+                asked(
+                    highest=False,
+                    measure=frozenset(measure),
+                    named=found.group("measure"),
+                    sign=-1 if _DOWN.match(found.group("verb") or found.group("level")) else 1,
                     growth=True,
                 )
             )
@@ -850,13 +877,13 @@ def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Compari
     listed = ", ".join(f"{each.name} {shown(each)}" for each in compared)
     when = _when(asked.year, asked.period if asked.quarterly else None)
     quotes = list(dict.fromkeys(each.quote for each in compared))
-    if asked.below_zero:
-        below = "decline" if asked.growth else "income below zero"
-        losing = [f"{each.name} {shown(each)}" for each in compared if each.value < 0]
-        if not losing:
-            return Comparison(f"None{when}: no {below}, of {listed}", quotes)
+    if asked.sign:
+        moved = "rise" if asked.sign > 0 else "decline" if asked.growth else "income below zero"
+        held = [f"{each.name} {shown(each)}" for each in compared if each.value * asked.sign > 0]
+        if not held:
+            return Comparison(f"None{when}: no {moved}, of {listed}", quotes)
         article = "a" if asked.growth else "an"
-        return Comparison(f"{', '.join(losing)}{when}: {article} {below}, of {listed}", quotes)
+        return Comparison(f"{', '.join(held)}{when}: {article} {moved}, of {listed}", quotes)
     extreme = (max if asked.highest else min)(compared, key=lambda each: each.value)
     word = "highest" if asked.highest else "lowest"
     return Comparison(

@@ -442,11 +442,46 @@ def test_which_declined_is_read_from_a_year_before() -> None:
         "Which business segment was the only one whose operating profit declined in 2020, and "
         "what was its operating profit?"
     )
-    assert asked is not None and asked.below_zero and asked.growth
+    assert asked is not None and asked.sign < 0 and asked.growth
     answer = answered(table_extreme(asked, [(chunk, above)]))
     assert answer is not None
     assert answer.text.startswith(
         "Space 1,149 (-3.5%) in 2020: a decline, of Aeronautics 2,843 (+12.8%), Space 1,149"
+    )
+
+
+@pytest.mark.parametrize(
+    ("question", "sign"),
+    [
+        ("Which of Intel's operating segments increased revenue year over year in 2022?", 1),
+        ("Which of the company's offerings posted lower revenue in 2023 than a year earlier?", -1),
+        ("Which product lines had higher revenue in 2023 than a year earlier?", 1),
+    ],
+)
+def test_which_parts_moved_one_way_is_asked(question: str, sign: int) -> None:
+    asked = asked_extreme(question)
+    assert asked is not None
+    assert (asked.sign, asked.growth, asked.measure) == (sign, True, frozenset({"revenue"}))
+
+
+def test_no_comparison_where_no_parts_are_named() -> None:
+    assert asked_extremes("Which factors increased revenue in 2021?") == []
+
+
+def test_which_rose_is_read_from_a_year_before() -> None:
+    chunk = statement_chunk(
+        35,
+        "Revenue\nAeronautics $ 26,748 $ 26,266\nSpace 11,814 11,880\n"
+        "Total revenue $ 38,562 $ 38,146\n",
+        page=42,
+    )
+    above = "Summary operating results of our business segments:\n2022 2021\n"
+    asked = asked_extreme("Which of Acme's business segments increased revenue in 2022?")
+    assert asked is not None
+    answer = answered(table_extreme(asked, [(chunk, above)]))
+    assert answer is not None
+    assert answer.text.startswith(
+        "Aeronautics 26,748 (+1.8%) in 2022: a rise, of Aeronautics 26,748 (+1.8%), Space 11,814"
     )
 
 
@@ -483,7 +518,7 @@ def test_a_reconciliation_compares_no_parts() -> None:
 )
 def test_which_lost_money_is_read_below_zero_others_aside(question: str, start: str) -> None:
     asked = asked_extreme(question)
-    assert asked is not None and asked.below_zero
+    assert asked is not None and asked.sign < 0
     answer = answered(table_extreme(asked, [(SEGMENTS_LOSSES, "")]))
     assert answer is not None and answer.text.startswith(start)
     assert "All other" not in answer.text
