@@ -227,7 +227,11 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                 sign=-1,
             )
         )
-    for found in _DECLINED.finditer(question):
+    moves = [(found, -1) for found in _DECLINED.finditer(question)] + [
+        (found, -1 if _DOWN.match(found.group("verb") or found.group("level")) else 1)
+        for found in _MOVED.finditer(question)
+    ]
+    for found, sign in moves:
         measure = terms(found.group("measure")) - _GENERIC
         if measure:
             asks.append(
@@ -235,19 +239,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                     highest=False,
                     measure=frozenset(measure),
                     named=found.group("measure"),
-                    sign=-1,
-                    growth=True,
-                )
-            )
-    for found in _MOVED.finditer(question):
-        measure = terms(found.group("measure")) - _GENERIC
-        if measure:
-            asks.append(
-                asked(
-                    highest=False,
-                    measure=frozenset(measure),
-                    named=found.group("measure"),
-                    sign=-1 if _DOWN.match(found.group("verb") or found.group("level")) else 1,
+                    sign=sign,
                     growth=True,
                 )
             )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from functools import partial
 
@@ -294,9 +294,7 @@ def _other_tables_comparison(
 ) -> Comparison | None:
     if asked.year is None:
         return None
-    for table in ranked_pages_tables(ranked, session):
-        first = table[0][0]
-        before = page_end(session, first.document_id, first.page_start - 1)
+    for table, before in ranked_tables_after_their_page_before(ranked, session):
         comparison = table_extreme(asked, table, before)
         if comparison is not None:
             return comparison
@@ -365,6 +363,16 @@ def ranked_pages_tables(
     return [tables[key] for key in dict.fromkeys(ordered)]
 
 
+def ranked_tables_after_their_page_before(
+    ranked: Sequence[Candidate], session: Session
+) -> Iterator[tuple[list[tuple[Candidate, str]], str]]:
+    """Yields the tables on the ranked pages (ranked_pages_tables), each with the end of the
+    page before its own, which titles a table that opens its page untitled."""
+    for table in ranked_pages_tables(ranked, session):
+        first = table[0][0]
+        yield table, page_end(session, first.document_id, first.page_start - 1)
+
+
 def page_and_chunks(
     session: Session, document_id: uuid.UUID, number: int
 ) -> tuple[PageText, list[Candidate]] | None:
@@ -383,9 +391,7 @@ def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> An
     or no such table has it."""
     if not names_a_part(query) or Asked.REASON in asked_kinds(query):
         return None
-    for table in ranked_pages_tables(ranked, session):
-        first = table[0][0]
-        before = page_end(session, first.document_id, first.page_start - 1)
+    for table, before in ranked_tables_after_their_page_before(ranked, session):
         answer = block_figure(query, table, before)
         if answer is not None:
             return answer
