@@ -294,7 +294,11 @@ def _other_tables_comparison(
 ) -> Comparison | None:
     if asked.year is None:
         return None
+    # A ranked chunk's own table was read already (_own_tables_comparison).
+    own = {chunk.chunk_id for chunk in ranked}
     for table, before in ranked_tables_after_their_page_before(ranked, session):
+        if any(chunk.chunk_id in own for chunk, _ in table):
+            continue
         comparison = table_extreme(asked, table, before)
         if comparison is not None:
             return comparison
