@@ -6,8 +6,8 @@ import logging
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
-from functools import partial
+from dataclasses import dataclass, replace
+from functools import cached_property, partial
 
 from sqlalchemy.orm import Session
 
@@ -265,7 +265,9 @@ def statement_documents(ranked: Sequence[Candidate], latest_year: int) -> list[u
     )
 
 
-def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
+def comparison_answer(
+    query: str, ranked: Sequence[Candidate], session: Session, tables: RankedTables
+) -> Answer | None:
     """Returns the answer naming, for each comparison `query` asks for, which row of a ranked
     chunk's table, read whole (or which column group of a table on its page), holds the
     highest or lowest figure asked (app.answer.extremes), the best ranked first; None when it
@@ -273,30 +275,26 @@ def comparison_answer(query: str, ranked: Sequence[Candidate], session: Session)
     found = [
         comparison
         for asked in asked_extremes(query)
-        if (comparison := ranked_comparison(asked, ranked, session)) is not None
+        if (comparison := ranked_comparison(asked, ranked, session, tables)) is not None
     ]
     return compared_answer(found) if found else None
 
 
 def ranked_comparison(
-    asked: ExtremeQuestion, ranked: Sequence[Candidate], session: Session
+    asked: ExtremeQuestion, ranked: Sequence[Candidate], session: Session, tables: RankedTables
 ) -> Comparison | None:
     """Returns the comparison `asked` of the best ranked chunk's table or page that holds one;
     of none, that of another table on a ranked chunk's page (NIKE's "The breakdown of EBIT is
     as follows:" beside the notes on its revenue table that ranked)."""
-    return _own_tables_comparison(asked, ranked, session) or _other_tables_comparison(
-        asked, ranked, session
-    )
+    return _own_tables_comparison(asked, ranked, session) or _other_tables_comparison(asked, tables)
 
 
-def _other_tables_comparison(
-    asked: ExtremeQuestion, ranked: Sequence[Candidate], session: Session
-) -> Comparison | None:
+def _other_tables_comparison(asked: ExtremeQuestion, tables: RankedTables) -> Comparison | None:
     if asked.year is None:
         return None
     # A ranked chunk's own table was read already (_own_tables_comparison).
-    own = {chunk.chunk_id for chunk in ranked}
-    for table, before in ranked_tables_after_their_page_before(ranked, session):
+    own = {chunk.chunk_id for chunk in tables.ranked}
+    for table, before in tables.after_their_page_before():
         if any(chunk.chunk_id in own for chunk, _ in table):
             continue
         comparison = table_extreme(asked, table, before)
@@ -330,51 +328,55 @@ def _own_tables_comparison(
     return None
 
 
-def cell_lookup(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
+def cell_lookup(query: str, tables: RankedTables) -> Answer | None:
     """Returns the answer quoting the cell that `query` names by its column and its row
     (app.answer.cells) in a table on a ranked chunk's page, read whole: the ranked chunk's own
     table first (a caption chunk ranks for the table below it), the best ranked page first;
     None when no such table has one. The tables of every ranked page are read at once."""
-    for table in ranked_pages_tables(ranked, session):
+    for table in tables.tables:
         answer = cell_answer(query, [chunk for chunk, _ in table])
         if answer is not None:
             return answer
     return None
 
 
-def ranked_pages_tables(
-    ranked: Sequence[Candidate], session: Session
-) -> list[list[tuple[Candidate, str]]]:
-    """Returns the tables on the ranked chunks' pages, each as its chunks in order with the
-    text above each (as table_chunks gives them): a ranked chunk's own table before the others
-    on its page, the best ranked page first. The tables of every ranked page are read at
-    once."""
-    pages = list(dict.fromkeys((chunk.document_id, chunk.page_start) for chunk in ranked))
-    tables: dict[tuple[uuid.UUID, int, tuple[int, int]], list[tuple[Candidate, str]]] = {}
-    for each, above in table_chunks_on_pages(session, pages):
-        if each.table_header is not None:
-            key = (each.document_id, each.page_start, each.table_header)
-            tables.setdefault(key, []).append((each, above))
-    ordered = [
-        key
-        for chunk in ranked
-        for key in [
-            (chunk.document_id, chunk.page_start, chunk.table_header),
-            *(k for k in tables if k[:2] == (chunk.document_id, chunk.page_start)),
+@dataclass
+class RankedTables:
+    """The tables on the ranked chunks' pages, read at their first use and only once for every
+    kind of worked-out answer that reads them."""
+
+    ranked: Sequence[Candidate]
+    session: Session
+
+    @cached_property
+    def tables(self) -> list[list[tuple[Candidate, str]]]:
+        """The tables, each as its chunks in order with the text above each (as table_chunks
+        gives them): a ranked chunk's own table before the others on its page, the best ranked
+        page first. The tables of every ranked page are read in one statement."""
+        ranked = self.ranked
+        pages = list(dict.fromkeys((chunk.document_id, chunk.page_start) for chunk in ranked))
+        tables: dict[tuple[uuid.UUID, int, tuple[int, int]], list[tuple[Candidate, str]]] = {}
+        for each, above in table_chunks_on_pages(self.session, pages):
+            if each.table_header is not None:
+                key = (each.document_id, each.page_start, each.table_header)
+                tables.setdefault(key, []).append((each, above))
+        ordered = [
+            key
+            for chunk in ranked
+            for key in [
+                (chunk.document_id, chunk.page_start, chunk.table_header),
+                *(k for k in tables if k[:2] == (chunk.document_id, chunk.page_start)),
+            ]
+            if key in tables
         ]
-        if key in tables
-    ]
-    return [tables[key] for key in dict.fromkeys(ordered)]
+        return [tables[key] for key in dict.fromkeys(ordered)]
 
-
-def ranked_tables_after_their_page_before(
-    ranked: Sequence[Candidate], session: Session
-) -> Iterator[tuple[list[tuple[Candidate, str]], str]]:
-    """Yields the tables on the ranked pages (ranked_pages_tables), each with the end of the
-    page before its own, which titles a table that opens its page untitled."""
-    for table in ranked_pages_tables(ranked, session):
-        first = table[0][0]
-        yield table, page_end(session, first.document_id, first.page_start - 1)
+    def after_their_page_before(self) -> Iterator[tuple[list[tuple[Candidate, str]], str]]:
+        """Yields the tables, each with the end of the page before its own, which titles a
+        table that opens its page untitled."""
+        for table in self.tables:
+            first = table[0][0]
+            yield table, page_end(self.session, first.document_id, first.page_start - 1)
 
 
 def page_and_chunks(
@@ -386,7 +388,9 @@ def page_and_chunks(
     return (stored[0], chunks_on_page(session, document_id, number)) if stored else None
 
 
-def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> Answer | None:
+def part_figure(
+    query: str, ranked: Sequence[Candidate], session: Session, tables: RankedTables
+) -> Answer | None:
     """Returns the answer quoting the figure `query` asks of a part of the company (a segment
     it names: app.answer.metrics.names_a_part) from a table on a ranked chunk's page (a note
     under a table ranks for its rows) whose block of the parts' rows its measure titles
@@ -395,7 +399,7 @@ def part_figure(query: str, ranked: Sequence[Candidate], session: Session) -> An
     or no such table has it."""
     if not names_a_part(query) or Asked.REASON in asked_kinds(query):
         return None
-    for table, before in ranked_tables_after_their_page_before(ranked, session):
+    for table, before in tables.after_their_page_before():
         answer = block_figure(query, table, before)
         if answer is not None:
             return answer
@@ -411,11 +415,12 @@ def worked_out_answer(query: str, ranked: Sequence[Candidate], session: Session)
     """Returns the answer worked out from the filings' statements or a table (a metric, the
     highest or lowest row, a named cell), the first of them that applies; None when none does
     and the answer is written from the passages."""
+    tables = RankedTables(ranked, session)
     return (
         metric_answer(query, ranked, session)
-        or comparison_answer(query, ranked, session)
-        or cell_lookup(query, ranked, session)
-        or part_figure(query, ranked, session)
+        or comparison_answer(query, ranked, session, tables)
+        or cell_lookup(query, tables)
+        or part_figure(query, ranked, session, tables)
     )
 
 
