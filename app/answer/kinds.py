@@ -17,6 +17,7 @@ import re
 from enum import Enum
 
 from app.answer.claims import stem
+from app.answer.metrics import months_asked, months_named
 from app.core.rows import MONTH
 
 
@@ -164,10 +165,14 @@ the three months ended June 30, 2022 compared to the three months ended June 30,
 
 
 def framed_elsewhen(text: str, query: str) -> bool:
-    """Whether `text` is of a period the query does not ask of (a year it does not name), when
-    it names any: one its first words place it in ("For fiscal 2017, the increase ..." does not
-    say why the rate fell in fiscal 2018, which the filing explains in the sentence after), or
-    the months ended at the first year it names."""
+    """Whether `text` is of a period the query does not ask of, when it names any: periods of
+    other months only (the nine months ended September 30, 2023 where the question asks of the
+    three), or a year it does not name, one its first words place it in ("For fiscal 2017, the
+    increase ..." does not say why the rate fell in fiscal 2018, which the filing explains in
+    the sentence after) or the months ended at the first year it names."""
+    span = months_asked(query)
+    if span is not None and (named := months_named(text)) and span not in named:
+        return True
     asked = set(_YEAR.findall(query))
     if not asked:
         return False

@@ -762,6 +762,13 @@ Ended"), the days they end ("June 25,") and their years."""
 MONTHS_SPANNED = re.compile(r"\b(three|six|nine|twelve)[- ]months?\b", re.I)
 """Months a question or a table's heads say a period spans ("the six months ended")."""
 _ASKED_QUARTER = re.compile(r"\bquarter|\bQ[1-4]\b", re.I)
+_SPANS_NAMED = re.compile(
+    r"\b(three|six|nine|twelve)"
+    r"(?=[- ]months?\b|-?\s+(?:and|or)\s+(?:three|six|nine|twelve)[- ]months?\b)",
+    re.I,
+)
+"""Each span of months a text names, those a filing names together too ("the three- and
+nine-month periods")."""
 
 
 def column_periods(header: str) -> list[Period]:
@@ -826,14 +833,23 @@ def asked_period(question: str) -> Period | None:
     fiscal quarter is named before the day it ends), with the months it spans when it says
     ("three months", a quarter); None when it writes no whole date."""
     dates = dates_written(question, any_case=True)
-    if not dates:
-        return None
+    return Period(dates[-1], months_asked(question)) if dates else None
+
+
+def months_asked(question: str) -> int | None:
+    """Returns the months the period a question asks of spans, where it says ("the six months
+    ended", a quarter), else None."""
     span = MONTHS_SPANNED.search(question)
     if span:
-        months: int | None = SPANNED[span.group(1).lower()]
-    else:
-        months = 3 if _ASKED_QUARTER.search(question) else None
-    return Period(dates[-1], months)
+        return SPANNED[span.group(1).lower()]
+    return 3 if _ASKED_QUARTER.search(question) else None
+
+
+def months_named(text: str) -> frozenset[int]:
+    """Returns the spans of the periods a text names in months ("the nine months ended", "Q3
+    2023", "the quarter")."""
+    spans = {SPANNED[span.lower()] for span in _SPANS_NAMED.findall(text)}
+    return frozenset(spans | {3} if _ASKED_QUARTER.search(text) else spans)
 
 
 @dataclass(frozen=True)

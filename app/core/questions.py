@@ -85,16 +85,16 @@ def fiscal_years_spelled(text: str) -> str:
 _FRAME_WORDS = re.compile(
     r"\b(?:according|defin(?:e|es|ed|ition|itions)|meaning|paper|manual|report|document|article"
     r"|book|handbook|guide|publication|authors?|describ(?:e|es|ed)|explain(?:s|ed)?"
-    r"|mention(?:s|ed)?|says?)\b",
+    r"|mention(?:s|ed)?|says?|drove|drive(?:s|rs?)?|reasons?|factors?)\b",
     re.IGNORECASE,
 )
 
 
 def without_frame_words(text: str) -> str:
     """Returns `text` without the words that frame what it asks, the source it asks of and how
-    ("According to R's introduction manual", "How does the paper define chatbots?"): a passage
-    that answers seldom writes them, and rare in the documents, they weighed most in whether it
-    holds what was asked."""
+    ("According to R's introduction manual", "How does the paper define chatbots?", "What drove
+    the increase"): a passage that answers seldom writes them ("primarily due to"), and rare
+    in the documents, they weighed most in whether it holds what was asked."""
     return _FRAME_WORDS.sub(" ", text)
 
 

@@ -409,6 +409,30 @@ def test_a_sentence_placed_in_another_year_by_its_first_words() -> None:
     )
 
 
+def test_a_sentence_of_other_months_than_the_question_asks_of() -> None:
+    question = (
+        "What drove the increase in AWS operating income in the three months ended September "
+        "30, 2023?"
+    )
+    nine = "The decrease in AWS operating income for the nine months ended September 30, 2023"
+    assert framed_elsewhen(f"{nine} is primarily due to increased payroll.", question)
+    assert not framed_elsewhen(
+        "The increase in AWS operating income in Q3 2023 is due to", question
+    )
+    # A sentence of both periods is of the one asked too; one that names no months is of none.
+    assert not framed_elsewhen(
+        "AWS sales increased 12% in Q3 2023, and 13% for the nine months ended September 30, 2023.",
+        question,
+    )
+    assert not framed_elsewhen("AWS operating income increased on higher sales.", question)
+    both = "Net sales by segment for the three- and nine-month periods ended September 30, 2023"
+    assert not framed_elsewhen(both, question)
+    assert framed_elsewhen(
+        "In the quarter, AWS operating income rose.",
+        "What did AWS earn in the six months ended June 30, 2023?",
+    )
+
+
 def test_the_chunk_whose_header_names_the_company_answers(embedder: Embedder) -> None:
     apple = chunk(
         30,
@@ -485,6 +509,11 @@ def test_a_questions_core_leaves_its_instructions_out() -> None:
     framed = "According to R's introduction manual, how does the paper define locator()?"
     framed_out = " ".join(without_frame_words(framed).split())
     assert framed_out == "to R's introduction , how does the locator()?"
+    # A filing says why in its own words ("primarily due to"), never "drove".
+    drove = "What drove the increase in AWS operating income?"
+    assert (
+        " ".join(without_frame_words(drove).split()) == "What the increase in AWS operating income?"
+    )
     # A sentence that asks stays, whatever it opens with; a plain question is left alone.
     asking = "Basing your judgments off of the balance sheet, what is the FY2018 payable?"
     assert question_core(asking) == asking
