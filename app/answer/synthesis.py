@@ -59,6 +59,7 @@ from app.answer.units import (
     claim_units,
     continued_items,
     holds_series,
+    item_texts,
     list_runs_on,
     marked_items,
 )
@@ -526,6 +527,11 @@ def score_units(
             text = f"{header} {shown}" if claim.headed and header else shown
             quoted = terms(text)
             words = frozenset(terms(shown) if claim.headed else quoted)
+            if claim.kind == "list" and not several:
+                # A list answers one thing in one item: the words of all its items together
+                # would make "Highlights ... included: • Cloud ... • Gaming ..." about anything.
+                quoted = _best_item_terms(chunk.content, claim.parts, query_terms)
+                words = frozenset(quoted)
             found_terms = quoted & query_terms
             own = len(words & query_terms)
             coverage = len(found_terms) / len(query_terms) if query_terms else 0.0
@@ -582,6 +588,16 @@ def score_units(
         replace(unit, lead=min(unit.worth - after.worth, MAX_LEAD))
         for unit, after in zip(scored, [*scored[1:], replace(scored[-1], worth=0.0)], strict=True)
     ]
+
+
+def _best_item_terms(content: str, parts: Sequence[Span], query_terms: set[str]) -> set[str]:
+    """Returns the terms of a list's lead-in with those of the item that holds most of the
+    query's terms (the first of those), or of the whole list when its items are not marked."""
+    lead, *items = item_texts(content, parts)
+    if not items:
+        return terms(lead)
+    lead_terms = terms(lead)
+    return max((lead_terms | terms(item) for item in items), key=lambda t: len(t & query_terms))
 
 
 def _year_worth(text: str, query: str, headed: bool) -> int:

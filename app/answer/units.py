@@ -12,7 +12,9 @@ what it says), or a sentence that is mostly a table's cells.
 
 from __future__ import annotations
 
+import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -498,6 +500,14 @@ def _list_items(
             break
         items.append((start, end))
     return items
+
+
+def item_texts(content: str, parts: Sequence[Span]) -> list[str]:
+    """Returns what a list unit over `parts` of `content` says before its first marked item,
+    then each marked item's text."""
+    text = "\n".join(content[start:end] for start, end in parts)
+    starts = [match.start() for match in _MARKED_LINE.finditer(text)]
+    return [text[a:b] for a, b in itertools.pairwise([0, *starts, len(text)])]
 
 
 def marked_items(text: str) -> int:

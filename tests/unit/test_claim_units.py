@@ -7,7 +7,13 @@ import pytest
 
 from app.answer.claims import shown_text
 from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind
-from app.answer.units import claim_units, continued_items, holds_series, list_runs_on
+from app.answer.units import (
+    claim_units,
+    continued_items,
+    holds_series,
+    item_texts,
+    list_runs_on,
+)
 
 
 def shown(content: str) -> list[tuple[str, str]]:
@@ -29,6 +35,20 @@ def test_lead_in_takes_its_marked_items_first_sentences() -> None:
         "jobs. 2. The storage zone keeps the data. 3. The access zone faces the users. "
         "4. The management zone runs the rest."
     )
+
+
+def test_a_lists_items_are_read_one_by_one() -> None:
+    content = (
+        "Highlights from the second quarter included:\n"
+        "\u2022 Cloud revenue increased 22%.\n"
+        "\u2022 Gaming revenue decreased 13% driven by Xbox hardware."
+    )
+    [unit] = claim_units(content, None)
+    assert [" ".join(text.split()) for text in item_texts(content, unit.parts)] == [
+        "Highlights from the second quarter included:",
+        "\u2022 Cloud revenue increased 22%.",
+        "\u2022 Gaming revenue decreased 13% driven by Xbox hardware.",
+    ]
 
 
 def test_signposts_are_never_claims() -> None:
