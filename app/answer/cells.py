@@ -82,7 +82,7 @@ def column_names(lines: Sequence[str], count: int) -> list[tuple[str, ...]]:
     return named
 
 
-def _words(text: str) -> set[str]:
+def written_words(text: str) -> set[str]:
     """Returns the words of `text` as written, edge punctuation and possessives trimmed."""
     return {_POSSESSIVE.sub("", _EDGE_PUNCTUATION.sub("", word)) for word in text.split()}
 
@@ -93,13 +93,13 @@ def cell_answer(question: str, table: Sequence[Candidate]) -> Answer | None:
     are named, once each."""
     # A column is named as its header writes it ("Qwen2-72B"): "ended" in a question is not the
     # "Ended" of "Three Months Ended". A row's label may open a sentence, or not.
-    written = _words(question)
+    written = written_words(question)
     asked = {word.lower() for word in written}
     rows = [row for chunk in table for row in table_rows(chunk)]
     lines = header_lines(table)
     # The company's own words name no column ("Resorts" of "MGM Resorts'" over a column of
     # "Las Vegas Strip Resorts").
-    titled = {word.lower() for chunk in table[:1] for word in _words(chunk.document_title)}
+    titled = {word.lower() for chunk in table[:1] for word in written_words(chunk.document_title)}
     found = []
     for count in sorted({len(row.figures) for row in rows}):
         heads = (
@@ -120,7 +120,7 @@ def cell_answer(question: str, table: Sequence[Candidate]) -> Answer | None:
             continue
         column_word = names[named[0]].lower()
         for row in rows:
-            label_words = {word.lower() for word in _words(row.label)}
+            label_words = {word.lower() for word in written_words(row.label)}
             # One word of the question naming both ("income" over "income 703 320") names
             # neither: a label's last word left alone on its line.
             named_apart = column_word not in label_words

@@ -20,7 +20,8 @@ from datetime import date
 from functools import partial
 from typing import NamedTuple
 
-from app.answer.claims import Answer, Quote, shown_text, terms, worked_out
+from app.answer.cells import written_words
+from app.answer.claims import STOPWORDS, Answer, Quote, shown_text, terms, worked_out
 from app.answer.metrics import (
     COMPUTED_CONFIDENCE,
     MONTHS_SPANNED,
@@ -51,13 +52,14 @@ from app.core.rows import (
 _EXTREME = re.compile(
     r"\bwhich\b[^?]*?\b(?P<extreme>highest|largest|biggest|greatest|most|fastest|strongest"
     r"|lowest|smallest|least|slowest|weakest)"
-    r"\s+(?P<measure>[^?,]+?)"
+    r"\s+(?P<measure>(?:(?:number|amount|value|level|total)\s+of\s+)?[^?,]+?)"
     r"(?=\s+(?:in|for|during|of|at|as of|among|between)\b|\s+(?:to|from)\s+(?-i:[A-Z])|\s*[?,]|$)",
     re.I,
 )
 """Which of several holds an extreme of a measure. A name the measure is "to" or "from" ends it
 ("the most revenue to NVIDIA"); other words go on with it ("the highest sales to external
-customers")."""
+customers"), and "of" after a word that names no measure ("the highest number of traces per
+tree")."""
 _LOWEST = ("lowest", "smallest", "least", "slowest", "weakest")
 _GROWTH = frozenset({"growth", "grow", "increas", "rise", "gain"})
 """Terms of a measure that ask how fast a figure grew ("the fastest net sales growth"), read
@@ -108,11 +110,12 @@ _LINE = re.compile(r"[^\n]+")
 _WORD = re.compile(r"\S+")
 _NOT_COMPARED = re.compile(
     r"(?:total|consolidated|reconciling|eliminations?|adjustments?|(?:all\s+)?others?)\b"
-    r"|.*\bunallocated\b",
+    r"|.*\bunallocated\b|(?:average|mean|median)$",
     re.I,
 )
 """What is never one of the things compared: a total, reconciling items, what no segment
-holds ("Corporate unallocated expenses"), the rest of them ("All other", "Other countries")."""
+holds ("Corporate unallocated expenses"), the rest of them ("All other", "Other countries"),
+their average."""
 
 _RECONCILING = re.compile(r"(?:add|less|plus|deduct)\s*:", re.I)
 """A row that adds or takes off an item ("Add: Income tax expense") makes its block a
@@ -145,6 +148,10 @@ class ExtremeQuestion:
     growth: bool = False
     """It asks how fast the measure grew: each row's change over its figure of a year before,
     in percent."""
+    written: frozenset[str] = frozenset()
+    """The question's words as it writes them: the one of them that heads a column names the
+    column compared where the measure heads none ("In which language did Qwen2-72B-Instruct
+    get its highest score?")."""
 
     def rows_of(self, rows: Sequence[Row], year: int) -> list[Row]:
         """Returns the rows with a figure for what is asked, as `year`'s: of `period`'s column
@@ -204,6 +211,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
         # "In 2021 Q1" writes out no period: its year's columns are read as before (a table
         # whose column groups are the things compared reads the quarter's first).
         quarterly=period is not None and asks_part_of_year(question),
+        written=frozenset(written_words(question)),
     )
     asks = []
     for found in _EXTREME.finditer(question):
@@ -496,7 +504,7 @@ def _column_compared(
             number += 1
             continue
         head_lines = _head_lines(page.text, lines[: run[0][0]])
-        extent = _measure_extent(asked, page, head_lines)
+        extent = _measure_extent(asked, page, head_lines) or _named_extent(asked, page, head_lines)
         compared = []
         for place, label, cells in run:
             start, end = lines[place]
@@ -557,19 +565,61 @@ def _head_lines(text: str, lines: Sequence[Span]) -> list[Span]:
 def _measure_extent(
     asked: ExtremeQuestion, page: PageText, head_lines: Sequence[Span]
 ) -> tuple[float, float] | None:
-    """Returns how far across the page the words of `head_lines` that write the measure reach;
-    None when they do not write all of it."""
+    """Returns how far across the page the heads that write the measure reach: the fewest
+    words of a line that write all of it ("Traces/Tree", not "Traces" and "Trees/Loop" beside
+    it), else its words over all of `head_lines`; None when they do not write all of it."""
     found: set[str] = set()
     boxes = []
+    runs: list[tuple[int, int, int]] = []
     for start, end in head_lines:
-        for m in _WORD.finditer(page.text[start:end]):
-            written = terms(m.group()) & asked.measure
+        words = [
+            (start + m.start(), start + m.end(), _head_terms(m.group()) & asked.measure)
+            for m in _WORD.finditer(page.text[start:end])
+        ]
+        for first, (word_start, _, written) in enumerate(words):
+            if not written:
+                continue
+            held: set[str] = set()
+            for last in range(first, len(words)):
+                held |= words[last][2]
+                if held == asked.measure:
+                    runs.append((last - first, word_start, words[last][1]))
+                    break
+        for word_start, word_end, written in words:
             if written:
                 found |= written
-                boxes.append(_box(page, start + m.start(), start + m.end()))
+                boxes.append(_box(page, word_start, word_end))
+    if runs:
+        _, run_start, run_end = min(runs)
+        left, _, right, _ = _box(page, run_start, run_end)
+        return left, right
     if found != asked.measure:
         return None
     return min(box[0] for box in boxes), max(box[2] for box in boxes)
+
+
+def _named_extent(
+    asked: ExtremeQuestion, page: PageText, head_lines: Sequence[Span]
+) -> tuple[float, float] | None:
+    """Returns how far across the page the one head word that the question writes as it
+    stands reaches; None unless one does."""
+    named = [
+        (start + m.start(), start + m.end())
+        for start, end in head_lines
+        for m in _WORD.finditer(page.text[start:end])
+        if m.group() in asked.written
+        and m.group().lower() not in STOPWORDS
+        and any(c.isalpha() for c in m.group())
+    ]
+    if len(named) != 1:
+        return None
+    left, _, right, _ = _box(page, *named[0])
+    return left, right
+
+
+def _head_terms(word: str) -> set[str]:
+    """Returns the terms of a column's head word, a slash read as "per" ("Traces/Tree")."""
+    return terms(word.replace("/", " per "))
 
 
 _MARKED = re.compile(r"(?:\s*\([a-z0-9]\))+$")

@@ -1498,9 +1498,10 @@ def _how(asked: MetricQuestion, found: Mapping[str, Row]) -> str:
 
 
 def shown_figure(value: float) -> str:
+    """Returns a figure read from a table as the table writes it: 4.15, not 4.2."""
     if value == int(value):
         return f"{int(value):,}"
-    return f"{value:,.1f}"
+    return f"{value:,f}".rstrip("0")
 
 
 def _shown(result: float, unit: Unit, scale: str, wanted: str) -> str:

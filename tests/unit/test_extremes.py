@@ -110,6 +110,42 @@ def test_a_column_the_measure_heads_is_compared_where_no_year_is_asked() -> None
     )
 
 
+def test_the_column_one_head_word_writes_whole_and_the_number_of_what_is_counted() -> None:
+    # "Traces/Tree" writes "traces per tree"; "Traces" and "Trees/Loop" beside it write a part.
+    path = corpus_path("docs", "tracemonkey.pdf")
+    with pymupdf.open(path) as document:
+        text = extract_page(document[11])
+    asked = asked_extreme(
+        "Which SunSpider benchmark has the highest number of traces per tree in the TraceMonkey "
+        "paper's recording statistics?"
+    )
+    assert asked is not None and asked.measure == terms("traces per tree")
+    answer = answered(column_extreme(asked, text, [statement_chunk(5, text.text, page=12)]))
+    assert answer is not None
+    assert answer.text.startswith(
+        "string-unpack-code, 9.3: the highest number of traces per tree of 3d-cube 1.1, "
+        "3d-morph 1, 3d-raytrace 4, "
+    )
+
+
+def test_the_column_the_question_names_where_the_measure_heads_none() -> None:
+    # Languages are the rows, models the columns; the average is no language.
+    path = corpus_path("docs", "test_4751_Qwen2_tech_report.pdf")
+    with pymupdf.open(path) as document:
+        text = extract_page(document[17])
+    asked = asked_extreme(
+        "In Qwen2's multilingual human evaluation, in which language did Qwen2-72B-Instruct get "
+        "its highest score, and what was it?"
+    )
+    assert asked is not None
+    answer = answered(column_extreme(asked, text, [statement_chunk(5, text.text, page=18)]))
+    assert answer is not None
+    assert answer.text.startswith(
+        "Russian, 4.15: the highest score of Arabic 3.86, French 4.01, Indonesian 3.83, "
+    )
+    assert "Average" not in answer.text.split("[1]")[0]
+
+
 def test_the_row_with_the_highest_figure_of_the_year_and_every_row_compared() -> None:
     asked = asked_extreme(QUESTION)
     assert asked is not None
