@@ -602,7 +602,8 @@ def _named_extent(
     asked: ExtremeQuestion, page: PageText, head_lines: Sequence[Span]
 ) -> tuple[float, float] | None:
     """Returns how far across the page the one head word that the question writes as it
-    stands reaches; None unless one does."""
+    stands reaches, a period's words aside ("June" of "June 26, 2021" names no column of its
+    own); None unless one does."""
     named = [
         (start + m.start(), start + m.end())
         for start, end in head_lines
@@ -610,6 +611,7 @@ def _named_extent(
         if m.group() in asked.written
         and m.group().lower() not in STOPWORDS
         and any(c.isalpha() for c in m.group())
+        and not _PERIOD_WORD.match(m.group())
     ]
     if len(named) != 1:
         return None

@@ -146,6 +146,19 @@ def test_the_column_the_question_names_where_the_measure_heads_none() -> None:
     assert "Average" not in answer.text.split("[1]")[0]
 
 
+def test_a_period_s_word_the_question_writes_names_no_column() -> None:
+    # "June" of the question is the "June" of "June 26, 2021" over a column of nine months.
+    path = corpus_path("eval", "docugami_sec10q", "docs", "2022_Q3_AAPL.pdf")
+    with pymupdf.open(path) as document:
+        text = extract_page(document[18])
+    asked = asked_extreme(
+        "Which of Apple's geographic reportable segments grew net sales the fastest in the "
+        "quarter ended June 25, 2022?"
+    )
+    assert asked is not None
+    assert column_extreme(asked, text, [statement_chunk(5, text.text, page=19)]) is None
+
+
 def test_the_row_with_the_highest_figure_of_the_year_and_every_row_compared() -> None:
     asked = asked_extreme(QUESTION)
     assert asked is not None
