@@ -94,6 +94,12 @@ _MOVED = re.compile(
 """Which of the parts saw a measure move one way from a year before ("Which of Intel's
 operating segments increased revenue year over year", "Which of Microsoft's offerings posted
 lower revenue in its fiscal 2023 third quarter than a year earlier")."""
+_MOVED_MOST = re.compile(r"\s+(?:the\s+)?(?P<extreme>fastest|most|slowest|least)$", re.I)
+"""A move asked of its extreme ("Which of NVIDIA's market platforms grew revenue fastest year
+over year", "grew net sales the fastest in the quarter")."""
+_WHEN_NOT_WHAT = re.compile(r"(?:in|during|over)\b|year[\s-]+over[\s-]+year$", re.I)
+"""What follows an extreme and names when, not the measure ("fastest in the quarter ended June
+25", "fastest year over year"): the measure is written before it."""
 _DOWN = re.compile(r"decreas|declin|fell|lower", re.I)
 _LEADING_PREPOSITION = re.compile(r"^(?:by|in|of|to|for)\s+", re.I)
 """What leads the measure asked and is no part of it ("largest by net revenue")."""
@@ -216,7 +222,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
     asks = []
     for found in _EXTREME.finditer(question):
         measure = terms(found.group("measure")) - _GENERIC
-        if measure - _GROWTH:
+        if measure - _GROWTH and not _WHEN_NOT_WHAT.match(found.group("measure")):
             asks.append(
                 asked(
                     highest=found.group("extreme").lower() not in _LOWEST,
@@ -240,14 +246,18 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
         for found in _MOVED.finditer(question)
     ]
     for found, sign in moves:
-        measure = terms(found.group("measure")) - _GENERIC
+        named = found.group("measure")
+        # "grew revenue fastest": which grew most, not which grew.
+        fastest = _MOVED_MOST.search(named)
+        named = named[: fastest.start()] if fastest else named
+        measure = terms(named) - _GENERIC
         if measure:
             asks.append(
                 asked(
-                    highest=False,
+                    highest=fastest is not None and fastest.group("extreme") not in _LOWEST,
                     measure=frozenset(measure),
-                    named=found.group("measure"),
-                    sign=sign,
+                    named=f"{named} growth" if fastest else named,
+                    sign=0 if fastest else sign,
                     growth=True,
                 )
             )

@@ -34,7 +34,8 @@ class Asked(Enum):
 _ASKS = {
     Asked.REASON: re.compile(
         r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|led to|contributed to|explains|"
-        r"accounted for)\b|\b(?:reasons?|drivers?|causes?|factors?) (?:for|of|behind)\b|"
+        r"accounted for|turned|pushed|lifted|weighed on|hurt|helped)\b|"
+        r"\b(?:reasons?|drivers?|causes?|factors?) (?:for|of|behind)\b|"
         r"\bwhat (?:factors|drivers)\b",
         re.I,
     ),

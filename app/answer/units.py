@@ -62,6 +62,9 @@ _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
 _CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
 """A sentence that starts with a plain lower-case word continues one cut before it (a word
 such as `q()`, `iPhone` or `asn1_der_coding` may start a sentence of its own)."""
+_PARAMETERS_DESCRIBED = re.compile(r"\)\n(?=[A-Za-z_]\w*: \S)")
+"""The end of a declaration's parameters and the first of their descriptions, a line each
+("structure, const char * name, int mode)" / "out: pointer to the output file")."""
 _SIGNPOST = re.compile(
     r"^(?:(?:this|the present|the following|the next|in this|in the next) "
     r"(?:section|chapter|paper|part|document|article|report|appendix|manual|guide|publication)"
@@ -319,8 +322,13 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             beginning = None
             continue
         if _CONTINUATION.match(text):
+            described = _PARAMETERS_DESCRIBED.search(text)
             if beginning is not None and _COMPLETE.search(text):
                 units.append(Unit((beginning, (start, end)), "sentence"))
+            elif described and _COMPLETE.search(text):
+                # The rest of a declaration cut by its category mark ("[Function]") continues
+                # nothing quotable; the parameters' descriptions after it are.
+                units.append(Unit(((start + described.end(), end),), "sentence"))
             beginning = None
             continue
         if _LEAD_IN.search(text) and len(words) >= MIN_WORDS:

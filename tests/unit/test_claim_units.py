@@ -155,6 +155,8 @@ def test_code_may_start_a_sentence() -> None:
         ("In 'campaign storage', what does the word campaign mean?", {Asked.DEFINITION}),
         ("Why do tracing compilers speed up loops?", {Asked.REASON}),
         ("Why did Walmart's net income decline in fiscal 2018?", {Asked.REASON}),
+        ("What turned the segment from an operating loss to operating income?", {Asked.REASON}),
+        ("What weighed on gross margin in the quarter?", {Asked.REASON}),
         ("How does a tracing compiler speed up loops?", set()),
     ],
 )
@@ -357,6 +359,16 @@ def test_a_sentence_below_a_functions_declaration_is_quoted_after_it() -> None:
     cut = "void asn1_print_structure (FILE * out, asn1 node const [Function]"
     below = f"{cut}\n\nPrints on the out file descriptor the structure's tree from the name."
     assert shown(below)[-1][1].startswith(cut + " Prints")
+    # Its parameters' descriptions, below the rest of its parameters, are quoted after it.
+    described = (
+        f"{cut}\n\nstructure, const char * name, int mode)\nout: pointer to the output file.\n"
+        "mode: specify how much of the structure to print, can be ASN1_PRINT_NAME or "
+        "ASN1_PRINT_ALL ."
+    )
+    assert shown(described)[-1][1] == (
+        f"{cut} out: pointer to the output file. mode: specify how much of the structure to "
+        "print, can be ASN1_PRINT_NAME or ASN1_PRINT_ALL ."
+    )
     # A sentence's words with brackets are no declaration.
     plain = "The function returns (x)\n\nIt is called with a vector of numbers."
     assert [text for _, text in shown(plain)] == ["It is called with a vector of numbers."]

@@ -479,6 +479,29 @@ SEGMENTS_LOSSES = statement_chunk(
 )
 
 
+@pytest.mark.parametrize(
+    ("question", "measure"),
+    [
+        (
+            "Which of NVIDIA's market platforms grew revenue fastest year over year in the "
+            "quarter ended October 30, 2022?",
+            {"revenue"},
+        ),
+        (
+            "Which of Apple's geographic reportable segments grew net sales the fastest in the "
+            "quarter ended June 25, 2022?",
+            {"net", "sales"},
+        ),
+    ],
+)
+def test_the_part_that_grew_most_is_asked_once(question: str, measure: set[str]) -> None:
+    # Not "which grew", nor a measure of "year over year" or "in the quarter ended June 25".
+    asks = asked_extremes(question)
+    assert len(asks) == 1
+    assert (asks[0].highest, asks[0].growth, asks[0].sign) == (True, True, 0)
+    assert asks[0].measure == terms(" ".join(measure))
+
+
 def test_which_declined_is_read_from_a_year_before() -> None:
     chunk = statement_chunk(
         33,
