@@ -33,6 +33,9 @@ MAX_LIST_CHARS = 700
 MAX_HEADER_CHARS = 240
 """A row's column headers: at most this much of the lines above the table's first row."""
 
+MAX_TITLE_CHARS = 120
+"""A line that announces a table: at most this long."""
+
 LABEL_LOOKBACK = 3
 """A row of bare figures takes its label from one of the few lines before it."""
 
@@ -243,9 +246,20 @@ def row_units(content: str) -> list[Unit]:
             header = [lines[first_row]]
         elif label is None:
             continue  # the first row of a table without headers above it is its header
-        parts = [*header, *([lines[label]] if label is not None else []), lines[i]]
+        # The line that announces the table titles its rows ("Pet net sales were as
+        # follows:" over "Net sales (in millions) $ 1,694.6 18 % $ 1,430.9").
+        above = _text(content, lines[block - 1]) if block > 0 else ""
+        title = [lines[block - 1]] if _titles(above) else []
+        parts = [*title, *header, *([lines[label]] if label is not None else []), lines[i]]
         units.append(Unit(tuple(_merged(parts, content)), "row"))
     return units
+
+
+def _titles(line: str) -> bool:
+    """Whether a line announces the table below it: a short line of words ending in a colon
+    (not the "2018:" that ends a sentence begun on the lines before)."""
+    words = [word for word in line.split() if word.isalpha()]
+    return line.rstrip().endswith(":") and len(line) <= MAX_TITLE_CHARS and len(words) >= 3
 
 
 def table_row_units(content: str, header_end: int) -> list[Unit]:

@@ -64,16 +64,24 @@ def test_signposts_are_never_claims() -> None:
     ]
 
 
-def test_table_row_carries_its_label_and_column_headers() -> None:
+def test_table_row_carries_its_title_label_and_column_headers() -> None:
+    # The line announcing the table says what its rows are of ("Pet net sales were as
+    # follows:" over a row labelled "Net sales").
     content = (
         "Net sales by product were as follows (in millions):\n\n"
         "Three Months Ended\n\nJune 25,\n2022\nJune 26,\n2021\n"
         "iPhone\n\n(1)\n\n$ 40,665 $ 39,570\nMac\n\n7,382 8,235\n"
     )
     rows = [text for kind, text in shown(content) if kind == "row"]
+    title = "Net sales by product were as follows (in millions):"
     assert rows == [
-        "Three Months Ended June 25, 2022 June 26, 2021 iPhone $ 40,665 $ 39,570",
-        "Three Months Ended June 25, 2022 June 26, 2021 Mac 7,382 8,235",
+        f"{title} Three Months Ended June 25, 2022 June 26, 2021 iPhone $ 40,665 $ 39,570",
+        f"{title} Three Months Ended June 25, 2022 June 26, 2021 Mac 7,382 8,235",
+    ]
+    # The end of a sentence begun on the lines above ("... as of January 31," / "2018:") is none.
+    dated = "distribution facilities as of January 31,\n2018:\nOwned Leased\nWalmart U.S. 103 23\n"
+    assert [text for kind, text in shown(dated) if kind == "row"] == [
+        "Owned Leased Walmart U.S. 103 23"
     ]
     # The sentence introducing the table is not a list of its header lines.
     assert all(kind == "row" for kind, _ in shown(content))
