@@ -55,6 +55,12 @@ QUESTION = (
     [
         (QUESTION, True, {"notional"}, 2021),
         (
+            "Which SunSpider benchmark has the highest number of traces per tree?",
+            True,
+            terms("traces per tree"),
+            None,
+        ),
+        (
             "Which of JPM's business segments had the lowest net revenue in 2021 Q1?",
             False,
             {"net", "revenue"},
@@ -68,7 +74,9 @@ QUESTION = (
         ),
     ],
 )
-def test_the_comparison_asked(question: str, highest: bool, measure: set[str], year: int) -> None:
+def test_the_comparison_asked(
+    question: str, highest: bool, measure: set[str], year: int | None
+) -> None:
     asked = asked_extreme(question)
     assert asked is not None
     assert (asked.highest, asked.measure, asked.year) == (highest, measure, year)
@@ -91,72 +99,64 @@ def test_a_comparison_of_no_year_reads_no_year_s_column() -> None:
     assert table_extreme(asked, [(NOTIONAL, NOTIONAL_ABOVE)]) is None
 
 
-def test_a_column_the_measure_heads_is_compared_where_no_year_is_asked() -> None:
-    # "Population (millions)" beside "Area (km2)": each row's figure under the measure's head.
-    path = corpus_path("docs", "multicolumn.pdf")
-    with pymupdf.open(path) as document:
-        text = extract_page(document[2])
-    chunk = statement_chunk(5, text.text, page=3)
-    asked = asked_extreme(
-        "Which country in the EU countries table has the smallest population, and how large is it?"
-    )
+def compared_on_page(parts: tuple[str, ...], index: int, question: str) -> Answer | None:
+    """Returns the comparison `question` asks of the tables on page `index` (0-based) of a PDF
+    of the shared corpus, the page one chunk."""
+    with pymupdf.open(corpus_path(*parts)) as document:
+        text = extract_page(document[index])
+    asked = asked_extreme(question)
     assert asked is not None
-    answer = answered(column_extreme(asked, text, [chunk]))
-    assert answer is not None
-    assert answer.text.startswith(
-        "Finland, 5.5: the lowest population of Austria 8.9, Belgium 11.5, Czech Republic 10.7, "
-        "Denmark 5.8, Finland 5.5 [1] Table 1: EU Countries Information Country Population "
-        "(millions) Area (km2) Capital Official Language Austria 8.9 83,879 Vienna German [1]"
-    )
+    return answered(column_extreme(asked, text, [statement_chunk(5, text.text, page=index + 1)]))
 
 
-def test_the_column_one_head_word_writes_whole_and_the_number_of_what_is_counted() -> None:
-    # "Traces/Tree" writes "traces per tree"; "Traces" and "Trees/Loop" beside it write a part.
-    path = corpus_path("docs", "tracemonkey.pdf")
-    with pymupdf.open(path) as document:
-        text = extract_page(document[11])
-    asked = asked_extreme(
-        "Which SunSpider benchmark has the highest number of traces per tree in the TraceMonkey "
-        "paper's recording statistics?"
-    )
-    assert asked is not None and asked.measure == terms("traces per tree")
-    answer = answered(column_extreme(asked, text, [statement_chunk(5, text.text, page=12)]))
-    assert answer is not None
-    assert answer.text.startswith(
-        "string-unpack-code, 9.3: the highest number of traces per tree of 3d-cube 1.1, "
-        "3d-morph 1, 3d-raytrace 4, "
-    )
-
-
-def test_the_column_the_question_names_where_the_measure_heads_none() -> None:
-    # Languages are the rows, models the columns; the average is no language.
-    path = corpus_path("docs", "test_4751_Qwen2_tech_report.pdf")
-    with pymupdf.open(path) as document:
-        text = extract_page(document[17])
-    asked = asked_extreme(
-        "In Qwen2's multilingual human evaluation, in which language did Qwen2-72B-Instruct get "
-        "its highest score, and what was it?"
-    )
-    assert asked is not None
-    answer = answered(column_extreme(asked, text, [statement_chunk(5, text.text, page=18)]))
-    assert answer is not None
-    assert answer.text.startswith(
-        "Russian, 4.15: the highest score of Arabic 3.86, French 4.01, Indonesian 3.83, "
-    )
-    assert "Average" not in answer.text.split("[1]")[0]
-
-
-def test_a_period_s_word_the_question_writes_names_no_column() -> None:
-    # "June" of the question is the "June" of "June 26, 2021" over a column of nine months.
-    path = corpus_path("eval", "docugami_sec10q", "docs", "2022_Q3_AAPL.pdf")
-    with pymupdf.open(path) as document:
-        text = extract_page(document[18])
-    asked = asked_extreme(
-        "Which of Apple's geographic reportable segments grew net sales the fastest in the "
-        "quarter ended June 25, 2022?"
-    )
-    assert asked is not None
-    assert column_extreme(asked, text, [statement_chunk(5, text.text, page=19)]) is None
+@pytest.mark.parametrize(
+    ("parts", "index", "question", "start"),
+    [
+        # "Population (millions)" beside "Area (km2)": each row's figure under the measure's head.
+        (
+            ("docs", "multicolumn.pdf"),
+            2,
+            "Which country in the EU countries table has the smallest population, and how large "
+            "is it?",
+            "Finland, 5.5: the lowest population of Austria 8.9, Belgium 11.5, Czech Republic "
+            "10.7, Denmark 5.8, Finland 5.5 [1] Table 1: EU Countries Information Country "
+            "Population (millions) Area (km2) Capital Official Language Austria 8.9 83,879 Vienna "
+            "German [1]",
+        ),
+        # "Traces/Tree" writes "traces per tree"; "Traces" and "Trees/Loop" beside it a part.
+        (
+            ("docs", "tracemonkey.pdf"),
+            11,
+            "Which SunSpider benchmark has the highest number of traces per tree in the "
+            "TraceMonkey paper's recording statistics?",
+            "string-unpack-code, 9.3: the highest number of traces per tree of 3d-cube 1.1, "
+            "3d-morph 1, 3d-raytrace 4, ",
+        ),
+        # Languages are the rows, models the columns; their average is no language.
+        (
+            ("docs", "test_4751_Qwen2_tech_report.pdf"),
+            17,
+            "In Qwen2's multilingual human evaluation, in which language did Qwen2-72B-Instruct "
+            "get its highest score, and what was it?",
+            "Russian, 4.15: the highest score of Arabic 3.86, French 4.01, Indonesian 3.83, "
+            "Japanese 3.63, Korean 4.14, Portuguese 3.97, Russian 4.15, Spanish 4.1, Thai 3.75, "
+            "Vietnamese 3.91 [1]",
+        ),
+        # The question's "June" is the "June" of "June 26, 2021" over a column of nine months.
+        (
+            ("eval", "docugami_sec10q", "docs", "2022_Q3_AAPL.pdf"),
+            18,
+            "Which of Apple's geographic reportable segments grew net sales the fastest in the "
+            "quarter ended June 25, 2022?",
+            None,
+        ),
+    ],
+)
+def test_a_column_a_head_writes_the_measure_of_or_the_question_names(
+    parts: tuple[str, ...], index: int, question: str, start: str | None
+) -> None:
+    answer = compared_on_page(parts, index, question)
+    assert (answer.text[: len(start)] if answer else None) == start
 
 
 def test_the_row_with_the_highest_figure_of_the_year_and_every_row_compared() -> None:
