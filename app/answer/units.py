@@ -259,7 +259,7 @@ def _titles(line: str) -> bool:
     """Whether a line announces the table below it: a short line of words ending in a colon
     (not the "2018:" that ends a sentence begun on the lines before)."""
     words = [word for word in line.split() if word.isalpha()]
-    return line.rstrip().endswith(":") and len(line) <= MAX_TITLE_CHARS and len(words) >= 3
+    return bool(_LEAD_IN.search(line.rstrip())) and len(line) <= MAX_TITLE_CHARS and len(words) >= 3
 
 
 def table_row_units(content: str, header_end: int) -> list[Unit]:
@@ -336,10 +336,9 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             beginning = None
             continue
         if _CONTINUATION.match(text):
-            described = _PARAMETERS_DESCRIBED.search(text)
             if beginning is not None and _COMPLETE.search(text):
                 units.append(Unit((beginning, (start, end)), "sentence"))
-            elif described and _COMPLETE.search(text):
+            elif _COMPLETE.search(text) and (described := _PARAMETERS_DESCRIBED.search(text)):
                 # The rest of a declaration cut by its category mark ("[Function]") continues
                 # nothing quotable; the parameters' descriptions after it are.
                 units.append(Unit(((start + described.end(), end),), "sentence"))
