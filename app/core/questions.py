@@ -85,7 +85,7 @@ def fiscal_years_spelled(text: str) -> str:
 _FRAME_WORDS = re.compile(
     r"\b(?:according|defin(?:e|es|ed|ition|itions)|meaning|paper|manual|report|document|article"
     r"|book|handbook|guide|publication|authors?|describ(?:e|es|ed)|explain(?:s|ed)?"
-    r"|mention(?:s|ed)?|says?|drove|drive(?:s|rs?)?|reasons?|factors?)\b",
+    r"|mention(?:s|ed)?|says?|drove|drive(?:s|rs?)?|reasons?|factors?|how (?:much|many))\b",
     re.IGNORECASE,
 )
 
@@ -93,8 +93,9 @@ _FRAME_WORDS = re.compile(
 def without_frame_words(text: str) -> str:
     """Returns `text` without the words that frame what it asks, the source it asks of and how
     ("According to R's introduction manual", "How does the paper define chatbots?", "What drove
-    the increase"): a passage that answers seldom writes them ("primarily due to"), and rare
-    in the documents, they weighed most in whether it holds what was asked."""
+    the increase", "How much did Microsoft spend"): a passage that answers seldom writes them
+    ("primarily due to", "$ 6,628"), and rare in the documents, they weighed most in whether
+    it holds what was asked."""
     return _FRAME_WORDS.sub(" ", text)
 
 

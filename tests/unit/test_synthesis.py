@@ -514,6 +514,11 @@ def test_a_questions_core_leaves_its_instructions_out() -> None:
     assert (
         " ".join(without_frame_words(drove).split()) == "What the increase in AWS operating income?"
     )
+    # Nor "much": a statement writes the amount ("$ 6,628").
+    spent = "How much did Microsoft spend on research and development?"
+    assert " ".join(without_frame_words(spent).split()) == (
+        "did Microsoft spend on research and development?"
+    )
     # A sentence that asks stays, whatever it opens with; a plain question is left alone.
     asking = "Basing your judgments off of the balance sheet, what is the FY2018 payable?"
     assert question_core(asking) == asking
