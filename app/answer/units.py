@@ -18,7 +18,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from app.core.rows import NUMERIC_CELL, full_dates, is_period_line, row_kind, table_like
+from app.core.rows import (
+    NUMERIC_CELL,
+    full_dates,
+    is_period_line,
+    one_figure_column,
+    one_figure_row,
+    row_kind,
+    table_like,
+)
 from app.core.sentences import CJK_LETTERS, CLOSERS, split_sentences
 
 Span = tuple[int, int]
@@ -196,7 +204,8 @@ def line_spans(content: str) -> list[Span]:
 def row_units(content: str) -> list[Unit]:
     """Returns a unit per table row of `content`: its header lines, its label, the row."""
     lines = line_spans(content)
-    kinds = [row_kind(content[a:b]) for a, b in lines]
+    texts = [_text(content, line) for line in lines]
+    kinds = [row_kind(text) for text in texts]
     # A line of dates heads the row below it, as a cover page's "Class Outstanding as of
     # October 20, 2022" heads its one row of shares: a whole date, month by name, and no other
     # figure. One that ends in a stop or a comma is prose that names a date ("... comments on
@@ -206,20 +215,22 @@ def row_units(content: str) -> list[Unit]:
         bool(full_dates(text))
         and is_period_line(text)
         and not text.rstrip().endswith((".", ",", ";", ":"))
-        for text in (_text(content, line) for line in lines)
+        for text in texts
     ]
-    rows = [
-        i
-        for i, kind in enumerate(kinds)
-        if kind in ("figures", "option")
-        or (
-            kind == "loose"
-            and (
-                any(kinds[j] for j in (i - 1, i + 1) if 0 <= j < len(kinds))
-                or (i > 0 and periods[i - 1])
+    rows: list[int] = []
+    for i, kind in enumerate(kinds):
+        if (
+            kind in ("figures", "option")
+            or (
+                kind == "loose"
+                and (
+                    any(kinds[j] for j in (i - 1, i + 1) if 0 <= j < len(kinds))
+                    or (i > 0 and periods[i - 1])
+                )
             )
-        )
-    ]
+            or (kind is None and _one_figure_row(texts, i, rows))
+        ):
+            rows.append(i)
     is_row = set(rows)
     units = []
     for i in rows:
@@ -266,12 +277,14 @@ def table_row_units(content: str, header_end: int) -> list[Unit]:
     """Returns a unit per row of a table chunk's `content` after its header: the row and, for
     a row of bare figures, its label; each quoted with the table's header (Unit.headed)."""
     lines = line_spans(content)
-    kinds = [row_kind(content[a:b]) for a, b in lines]
-    rows = [
-        i
-        for i, (line, kind) in enumerate(zip(lines, kinds, strict=True))
-        if kind in ("figures", "loose") and line[0] >= header_end
-    ]
+    texts = [_text(content, line) for line in lines]
+    kinds = [row_kind(text) for text in texts]
+    rows: list[int] = []
+    for i, (line, kind) in enumerate(zip(lines, kinds, strict=True)):
+        if line[0] >= header_end and (
+            kind in ("figures", "loose") or (kind is None and _one_figure_row(texts, i, rows))
+        ):
+            rows.append(i)
     is_row = set(rows)
     units = []
     for i in rows:
@@ -279,6 +292,14 @@ def table_row_units(content: str, header_end: int) -> list[Unit]:
         parts = [*([lines[label]] if label is not None else []), lines[i]]
         units.append(Unit(tuple(_merged(parts, content)), "row", headed=True))
     return units
+
+
+def _one_figure_row(texts: list[str], index: int, rows: list[int]) -> bool:
+    """Whether a line with no row's figures is a one-figure row (rows.one_figure_row) under a
+    row, or the first of a column of them; `rows`: the rows found above it."""
+    return one_figure_row(texts[index]) and (
+        rows[-1:] == [index - 1] or one_figure_column(texts, index)
+    )
 
 
 def _text(content: str, span: Span) -> str:

@@ -21,6 +21,8 @@ from app.core.rows import (
     MAX_TABLE_LINE_CHARS,
     is_period_line,
     is_unit_line,
+    one_figure_column,
+    one_figure_row,
     row_kind,
     table_like,
 )
@@ -99,7 +101,9 @@ def find_tables(page: PageLines) -> list[Table]:
 def _line_kinds(texts: list[str]) -> list[LineKind]:
     """Returns per line whether it is a table's row, a line a table may hold, or prose.
 
-    A "loose" row (figures among words) counts as one only beside another row; a label that
+    A "loose" row (figures among words) counts as one only beside another row; a label and
+    one figure ("Total $ 21,540" under a column of commitments by year) only under one, or
+    where a few such lines stand one under another (a table of one column); a label that
     wraps ("Total change in unrealized gains/losses on marketable debt" over "securities
     (282) (3,055)") is the table's where the row under it goes on in lower case.
     """
@@ -110,7 +114,15 @@ def _line_kinds(texts: list[str]) -> list[LineKind]:
         below = texts[index + 1] if index + 1 < len(texts) else ""
         wraps = rows[index + 1 :][:1] == ["figures"] and below[:1].islower()
         beside_row = any(n in ("figures", "loose") for n in neighbours)
-        if row == "figures" or (row == "loose" and beside_row):
+        if (
+            row == "figures"
+            or (row == "loose" and beside_row)
+            or (
+                row is None
+                and one_figure_row(text)
+                and (kinds[-1:] == ["row"] or one_figure_column(texts, index))
+            )
+        ):
             kinds.append("row")
         elif _may_stand_in_table(text) or (wraps and not _SENTENCE_END.search(text)):
             kinds.append("table")

@@ -9,6 +9,7 @@ app.chunking.tables's to say, which rows an answer quotes app.answer.units's.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 MAX_LABEL_WORDS = 12
@@ -69,6 +70,52 @@ def row_kind(line: str) -> RowKind | None:
     figures += len(cells) - len(words)
     loose = figures >= 2 and len(words) <= MAX_LABEL_WORDS and table_like(line)
     return "loose" if loose else None
+
+
+_FOOTNOTE_MARK = re.compile(r"^\(\d\)$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+ONE_FIGURE_FUNCTION_WORDS = 2
+"""A one-figure row's label may say "Due in one to five years"; a line of prose says more."""
+
+
+def one_figure_row(line: str) -> bool:
+    """Says whether a line may be a row of a table with one column of figures: a short label
+    of words and one figure ("Total $ 21,540", "Due in one to five years 2,250", "Cash
+    payments (487)"). A year, a footnote mark ("Liabilities (2)") or a figure ending a
+    sentence is no such figure, nor is a line of periods. Prose and a contents page write
+    such lines too, so callers find it among others of its kind or under a row."""
+    cells = line.split()
+    if len(cells) < 2 or len(line.strip()) > MAX_TABLE_LINE_CHARS or is_period_line(line):
+        return False
+    figure = cells[-1]
+    if (
+        not NUMERIC_CELL.match(figure)
+        or figure.endswith(".")
+        or _FOOTNOTE_MARK.match(figure)
+        or _YEAR.match(figure)
+    ):
+        return False
+    label = [cell for cell in cells[:-1] if not _CURRENCY.match(cell)]
+    function_words = sum(word.lower() in FUNCTION_WORDS for word in label)
+    return (
+        0 < len(label) <= MAX_LABEL_WORDS
+        and function_words <= ONE_FIGURE_FUNCTION_WORDS
+        and not any(NUMERIC_CELL.match(cell) for cell in label)
+    )
+
+
+ONE_FIGURE_RUN = 3
+"""Lines of a label and one figure, one under another, that make a table of one column
+("Due in one year $ 1,250" over "Due in one to five years 2,250" ...); fewer may be prose's."""
+
+
+def one_figure_column(lines: Sequence[str], index: int) -> bool:
+    """Says whether `lines[index]` opens a column of one-figure rows: it and the lines under it
+    up to ONE_FIGURE_RUN are each a label and one figure (one_figure_row), nothing more."""
+    run = lines[index : index + ONE_FIGURE_RUN]
+    return len(run) == ONE_FIGURE_RUN and all(
+        row_kind(line) is None and one_figure_row(line) for line in run
+    )
 
 
 def row_label(row: str) -> str:

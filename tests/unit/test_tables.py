@@ -8,7 +8,7 @@ from app.chunking.chunker import chunk_pages
 from app.chunking.tables import find_tables
 from app.core.chunks import TABLE
 from app.core.geometry import page_lines
-from app.core.rows import is_period_line, is_unit_line, row_kind, row_label
+from app.core.rows import is_period_line, is_unit_line, one_figure_row, row_kind, row_label
 from tests.helpers.chunks import count_words
 from tests.helpers.pages import page_of
 
@@ -111,3 +111,55 @@ def test_a_paragraph_leading_into_a_table_is_its_caption_not_its_rows() -> None:
     [table] = find_tables(page_lines(page))
     assert table.header_text == " ".join([*lead_in, PERIOD, DATES])
     assert page.text.startswith(lead_in[0], table.start)
+
+
+COMMITMENTS = [
+    "Total future purchase commitments as of October 29, 2023 are as follows:",
+    "Commitments",
+    "(In millions)",
+    "Fiscal Year:",
+    "2024 $ 6,499",
+    "2025 11,861",
+    "2029 and thereafter 354",
+    "Total $ 21,540",
+    "Accrual for Product Warranty Liabilities",
+    "The estimated amount of product warranty liabilities was $142 million as of October 29.",
+]
+
+
+def test_a_label_and_one_figure_is_a_row_only_under_another() -> None:
+    assert one_figure_row("Total $ 21,540") and one_figure_row("Cash payments (487)")
+    assert not one_figure_row("Liabilities (2)")  # a footnote mark
+    assert not one_figure_row("from YTD 2021") and not one_figure_row("Year Ending June 30,")
+    page = page_of(COMMITMENTS, frozenset({1, 7, 8, 9}))
+    [table] = find_tables(page_lines(page))
+    # The total after a blank line closes the column of years; the heading below it is no row.
+    assert page.text[: table.end].endswith("Total $ 21,540")
+    assert len(table.row_ends) == 4
+    content = page.text[table.start : table.end]
+    assert table.header is not None
+    for header_end in (None, table.header[1] - table.start):  # as prose, as a table's chunk
+        rows = [unit for unit in claim_units(content, None, header_end) if unit.kind == "row"]
+        assert [content[slice(*unit.parts[-1])] for unit in rows][-1] == "Total $ 21,540"
+    lone = page_of(["Accrual for Product Warranty Liabilities", "Total $ 21,540", PROSE])
+    assert find_tables(page_lines(lone)) == []
+
+
+MATURITIES = [
+    "Our aggregate debt maturities as of October 29, 2023, by year payable, are as follows:",
+    "(In millions)",
+    "Due in one year $ 1,250",
+    "Due in one to five years 2,250",
+    "Due in five to ten years 2,750",
+    "Total long-term portion $ 8,457",
+    "We have a $575 million commercial paper program to support general corporate purposes.",
+]
+
+
+def test_a_column_of_labels_and_one_figure_each_is_a_table() -> None:
+    page = page_of(MATURITIES)
+    [table] = find_tables(page_lines(page))
+    assert table.header_text == " ".join(MATURITIES[:2])
+    assert [page.text[:end].rsplit("\n", 1)[-1] for end in table.row_ends] == MATURITIES[2:6]
+    # Two such lines are not enough: prose and contents pages write them too.
+    assert find_tables(page_lines(page_of([PROSE, *MATURITIES[3:5], PROSE]))) == []
