@@ -300,9 +300,12 @@ def synthesize(
     does this mean?"), so its units come first and the floor does not apply: the question's
     subject is the passage, whatever its words.
     `following` reads the chunk after a given one of its document: a list a claim quotes that
-    runs on past its chunk is quoted on from there (_continued).
+    runs on past its chunk is quoted on from there (_continued), and a why-question reads the
+    prose under each ranked table (_explanations).
     """
     passage = ranked[0].chunk_id if selected and ranked else None
+    if following is not None and Asked.REASON in asked_kinds(query):
+        context = [*context, *_explanations(ranked, context, following)]
     embedded: dict[str, FloatArray] = {}
     scored = score_units(
         query,
@@ -343,6 +346,31 @@ Following = Callable[[Candidate], Candidate | None]
 """Reads the chunk after a chunk in its document (furniture left out), None after the last."""
 FOLLOWING_CHUNKS = 2
 """A list is quoted on through at most this many chunks after its lead-in's."""
+
+
+def _explanations(
+    ranked: Sequence[Candidate], context: Sequence[Candidate], following: Following
+) -> list[Candidate]:
+    """Returns the prose under each ranked table, where it is not in `context`: a filing says
+    why a table's figures moved in the paragraph after it ("In 2020, the Company's capital
+    expenditures increased $168 million primarily due to ..." under the capital expenditures
+    by category), which the search may leave out. Each is as telling as its table
+    (Candidate.term_coverage): it is about the table's rows."""
+    seen = {chunk.chunk_id for chunk in context}
+    found = []
+    for table in ranked:
+        if table.table_header is None:
+            continue
+        after = following(table)
+        for _ in range(FOLLOWING_CHUNKS - 1):
+            if after is None or after.table_header_text != table.table_header_text:
+                break
+            after = following(after)  # the table's rows go on in the next chunk
+        if after is None or after.table_header is not None or after.chunk_id in seen:
+            continue
+        seen.add(after.chunk_id)
+        found.append(replace(after, term_coverage=table.term_coverage))
+    return found
 
 
 def _continued(unit: ScoredUnit, following: Following, said: list[str]) -> list[Quote]:

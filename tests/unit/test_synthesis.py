@@ -41,7 +41,7 @@ from app.core.records import PAGE_BREAK
 from app.core.sentences import split_sentences
 from app.embedding import Embedder
 from app.embedding.backends import FloatArray
-from tests.helpers.chunks import DOC_B, SEARCH, TRACING, Chunk, chunk
+from tests.helpers.chunks import DOC_B, SEARCH, TRACING, Chunk, chunk, statement_chunk
 
 QUERY = "how does a tracing compiler speed up hot loops"
 
@@ -717,3 +717,45 @@ def test_a_list_that_runs_past_its_chunk_is_quoted_on_from_the_next(embedder: Em
         "• Auxiliary networks: a user network is one of them.",
     ]
     assert answer.sources == ["tracemonkey.pdf, p. 3", "tracemonkey.pdf, p. 4"]
+
+
+def test_a_why_question_reads_the_prose_under_a_ranked_table(embedder: Embedder) -> None:
+    caption = "Presented in the table below is a summary of the capital expenditures by category:"
+    rows = (
+        f"{caption}\n(In millions) 2020 2019\n"
+        "Transmission and distribution $ 704 $ 661\nTreatment and pumping 306 190\n"
+        "Total capital expenditures $ 1,822 $ 1,654"
+    )
+    table = replace(
+        statement_chunk(1, rows, page=67, header=caption),
+        table_header=(0, len(caption)),
+        term_coverage=0.6,
+    )
+    why = (
+        "In 2020, the Company's capital expenditures increased $168 million primarily due to "
+        "investment in transmission and distribution and treatment and pumping infrastructure."
+    )
+    explanation = statement_chunk(2, why, page=67)
+    risk = statement_chunk(
+        3, "We may be unable to make required capital expenditures on time.", page=32
+    )
+    question = "Why did the capital expenditures increase in 2020?"
+    answer = synthesize(
+        question,
+        [table, risk],
+        [table, risk],
+        embedder,
+        following=lambda chunk: explanation if chunk.chunk_id == table.chunk_id else None,
+    )
+    assert answer.claims[0].text == why
+    # Only a why-question reads on: the table's rows say how much.
+    assert explanation.chunk_id not in {
+        claim.chunk.chunk_id
+        for claim in synthesize(
+            "How much were the capital expenditures in 2020?",
+            [table, risk],
+            [table, risk],
+            embedder,
+            following=lambda chunk: explanation if chunk.chunk_id == table.chunk_id else None,
+        ).claims
+    }
