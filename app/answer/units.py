@@ -69,6 +69,8 @@ _LEAD_IN = re.compile(r":$")
 _CODE_LINE = re.compile(r"[>$] \S.*|[A-Za-z_][\w.]*\(.*\)")
 """A line of code a manual shows on its own: a command after its prompt ("> help(solve)"), or a
 call ("sqrt(-17+0i)")."""
+_FORMULA = re.compile(r"[\w.()]+(?: ?[-+*/:|^] ?[\w.()]+)* ~ [^\s.;,][^.;]*")
+"""A model formula on a line of its own, as a manual shows one: "y ~ 1 + x + I(x^2)"."""
 _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
 _CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
 """A sentence that starts with a plain lower-case word continues one cut before it (a word
@@ -398,10 +400,11 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
         if len(words) >= MIN_WORDS:
             points_back = _ANAPHORA.match(text) or (not joined and _CHANGE_ANAPHORA.match(text))
             joined = bool(points_back) and _right_after(units, content, start)
+            code = _code_described(content, sentences, index, taken_until)
             if joined:
                 units[-1] = Unit(((units[-1].parts[0][0], end),), "sentence")
             else:
-                units.append(Unit(((start, end),), "sentence"))
+                units.append(Unit(tuple(_merged([*code, (start, end)], content)), "sentence"))
     if beginning is not None and beginning == sentences[-1]:
         units += _cut_off(content, beginning)
     return units
@@ -472,6 +475,24 @@ def _showing_code(content: str, sentences: list[Span], index: int) -> list[Span]
                 continue
         break
     return shown if len(shown) > 1 else []
+
+
+def _code_described(
+    content: str, sentences: list[Span], index: int, taken_until: int
+) -> list[Span]:
+    """Returns the lines of code right above the sentence at `index` that it describes, as a
+    manual lists examples: "y ~ poly(x,2)" and "y ~ 1 + x + I(x^2)", then "Polynomial
+    regression of y on x of degree 2."; [] when the paragraph before it is not all code, or
+    is quoted before `taken_until` (a sentence that shows it)."""
+    if index == 0 or sentences[index - 1][0] < taken_until:
+        return []
+    above = sentences[index - 1]
+    lines = content[slice(*above)].split("\n")
+    if content[above[1] : sentences[index][0]].strip() or not all(
+        _CODE_LINE.fullmatch(line.strip()) or _FORMULA.fullmatch(line.strip()) for line in lines
+    ):
+        return []
+    return [above]
 
 
 def holds_series(text: str) -> bool:

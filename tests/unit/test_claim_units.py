@@ -283,6 +283,29 @@ def test_an_example_is_quoted_with_the_sentence_it_is_an_example_of() -> None:
     assert shown(text) == [("sentence", text)]
 
 
+def test_a_description_under_the_code_it_describes_is_quoted_with_it() -> None:
+    content = (
+        "y ~ poly(x,2)\ny ~ 1 + x + I(x^2)\n\nPolynomial regression of y on x of degree 2. "
+        "The first form uses orthogonal\npolynomials, and the second uses explicit powers.\n"
+    )
+    assert shown(content) == [
+        (
+            "sentence",
+            "y ~ poly(x,2) y ~ 1 + x + I(x^2) Polynomial regression of y on x of degree 2.",
+        ),
+        (
+            "sentence",
+            "The first form uses orthogonal polynomials, and the second uses explicit powers.",
+        ),
+    ]
+    # A line of prose above is no code.
+    prose = "The model below is fitted\n\nPolynomial regression of y on x of degree 2 is shown."
+    assert shown(prose)[-1] == (
+        "sentence",
+        "Polynomial regression of y on x of degree 2 is shown.",
+    )
+
+
 def test_a_sentence_that_shows_a_command_is_quoted_with_it() -> None:
     content = (
         "R has an inbuilt help facility similar to the man facility of UNIX. To get more "
