@@ -361,6 +361,11 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
         if _CONTINUATION.match(text):
             if beginning is not None and _COMPLETE.search(text):
                 units.append(Unit((beginning, (start, end)), "sentence"))
+            elif index == 0 and _COMPLETE.search(text) and _rest_of_cut(words):
+                # The chunk opens with the rest of a sentence that a page's running footer
+                # cut from its first word ("We" | "33" | "paid $4.35 billion in cash taxes
+                # in the third quarter ..."): it states what the sentence does.
+                units.append(Unit(((start, end),), "sentence"))
             elif _COMPLETE.search(text) and (described := _PARAMETERS_DESCRIBED.search(text)):
                 # The rest of a declaration cut by its category mark ("[Function]") continues
                 # nothing quotable; the parameters' descriptions after it are.
@@ -532,6 +537,15 @@ def _lead_ins_apart(text: str, spans: list[Span]) -> list[Span]:
             start = found.end()
         cut.append((start, end))
     return cut
+
+
+REST_OF_CUT_WORDS = 12
+"""The rest of a cut sentence this long says something of its own; a shorter one ("of the
+loop, which the compiler then records.") is a tail that needs its beginning."""
+
+
+def _rest_of_cut(words: list[str]) -> bool:
+    return len(words) >= REST_OF_CUT_WORDS and _prose(words)
 
 
 def _prose(words: list[str]) -> bool:

@@ -114,6 +114,19 @@ def test_a_sentence_cut_by_a_figure_is_joined_to_its_beginning() -> None:
     ]
 
 
+def test_the_rest_of_a_sentence_a_page_footer_cut_is_quoted_where_it_says_something() -> None:
+    content = (
+        "paid $4.35 billion in cash taxes in the third quarter of fiscal year 2024, largely "
+        "for previously deferred federal income tax payments.\n\nCapital Return to "
+        "Shareholders\nDuring the third quarter, we returned $3.72 billion to shareholders."
+    )
+    assert shown(content)[0] == (
+        "sentence",
+        "paid $4.35 billion in cash taxes in the third quarter of fiscal year 2024, largely "
+        "for previously deferred federal income tax payments.",
+    )
+
+
 @pytest.mark.parametrize(
     "content",
     [
