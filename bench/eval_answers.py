@@ -97,12 +97,17 @@ BLIND3 = "financebench-blind 3"
 """bench/data/financebench_blind3.jsonl's questions, written blind in session 27, over the same
 filings."""
 BLIND3_OWN = "financebench-blind 3, own filing"
+BLIND4 = "financebench-blind 4"
+"""bench/data/financebench_blind4.jsonl's questions, written blind in session 31, over the same
+filings."""
+BLIND4_OWN = "financebench-blind 4, own filing"
 STYLE_SETS = (
     ("financebench_more", MORE, MORE_OWN),
     ("financebench_held", HELD, HELD_OWN),
     ("financebench_blind", BLIND, BLIND_OWN),
     ("financebench_blind2", BLIND2, BLIND2_OWN),
     ("financebench_blind3", BLIND3, BLIND3_OWN),
+    ("financebench_blind4", BLIND4, BLIND4_OWN),
 )
 """(file in bench/data, source in one collection, source within the question's filing)."""
 SEC_HELD = "10-Q held"
@@ -453,7 +458,7 @@ def section(
         collections.append(
             f"FinanceBench's {files} filings ({pages:,} pages; FinanceBench's questions and "
             "bench/data's financebench_more, financebench_held, financebench_blind, "
-            "financebench_blind2 and financebench_blind3 are asked "
+            "financebench_blind2, financebench_blind3 and financebench_blind4 are asked "
             "over all of them, and again restricted to the question's filing)"
         )
     asked = "every question" if every <= 1 else f"every {every}th question"
