@@ -44,7 +44,8 @@ _ASKS = {
         r"\bhow (?:much|large|big|long|fast|high|low|small)\b|\b(?:total|amount|revenues?|"
         r"sales|income|expenses?|costs?|prices?|margins?|cash|expenditures?|capex|earnings|"
         r"profits?|loss|dividends?|assets|liabilities|debt|size|length|rate|ratio|percentage|"
-        r"percent|speedups?|scores?|accuracy|budget|parameters|tokens)\b|多少|金额|价值|数额",
+        r"percent|speedups?|scores?|accuracy|budget|parameters|tokens|ebitdar?|ebit|eps|deposits|"
+        r"backlog|obligations|commitments)\b|多少|金额|价值|数额",
         re.I,
     ),
     Asked.DATE: re.compile(
@@ -115,14 +116,28 @@ def asked_kinds(query: str) -> frozenset[Asked]:
 
 
 def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
-    """Whether `text` holds a figure of one of `kinds` that the query does not name itself."""
+    """Whether `text` holds a figure of one of `kinds` that the query does not name itself. A
+    percentage is the amount of a rate, a share or a change, not of the measure itself: "MGM
+    China's Adjusted Property EBITDA increased 6% in 2018" does not say what it was."""
     named = {_normal(m.group()) for kind in kinds for m in _FOUND[kind].finditer(query)}
+    percent_asked = _ASKS_PERCENT.search(query) is not None
     return any(
         _normal(match.group()) not in named
         and not (kind in _FIGURES and _YEAR.fullmatch(match.group().strip(" ,")))
+        and not (kind is Asked.AMOUNT and match.group().endswith("%") and not percent_asked)
         for kind in kinds
         for match in _FOUND[kind].finditer(text)
     )
+
+
+_ASKS_PERCENT = re.compile(
+    r"%|\b(?:margins?|rates?|ratios?|percent(?:age)?s?|shares?|proportion|portion|mix|yields?|"
+    r"returns?|efficiency|growth|grow|grew|grown|changes?|changed|increase[ds]?|decrease[ds]?|"
+    r"declines?|declined|rise|rose|risen|fall|fell|fallen|up|down|accuracy|scores?|"
+    r"speedups?|improve(?:d|ment)?)\b",
+    re.I,
+)
+"""Words of a question a percentage answers: a rate, a share, a change."""
 
 
 _FIGURES = frozenset({Asked.COUNT, Asked.AMOUNT})
@@ -147,8 +162,19 @@ def asks_list(query: str) -> bool:
     """Whether `query` asks for several things at once: "What are the four function zones
     ...?", "On which kinds of text ...?", "Which model sizes ...?", "Which backward
     optimization filters does nanojit run ...?" (not "Which of the segments ...", one of
-    them)."""
-    return _ASKS_LIST.search(query) is not None
+    them), "What reportable segments did MGM Resorts have ...?" (not "What net revenues did
+    it report?", an amount)."""
+    return _ASKS_LIST.search(query) is not None or (
+        _WHAT_THINGS.search(query) is not None and not _ASKS[Asked.AMOUNT].search(query)
+    )
+
+
+_WHAT_THINGS = re.compile(
+    r"\bwhat (?:(?!of\b)[\w.\-]+ ){0,3}[a-z]+[^s\W]s (?:do|does|did|are|were|can|have|has|had)\b",
+    re.I,
+)
+"""What things a question asks for by their plural, not a measure of them ("What proportion of
+harmful responses did ... produce?")."""
 
 
 _PERIOD_FRAME = re.compile(

@@ -194,12 +194,28 @@ def test_figures_the_question_names_are_not_an_answer() -> None:
     assert holds_kind("Comments must be received by October 13, 2020.", date, "When?")
 
 
+def test_a_percentage_is_the_amount_of_a_rate_or_a_change_only() -> None:
+    query = "What was MGM China's Adjusted Property EBITDA in 2018?"
+    kinds = asked_kinds(query)
+    assert not holds_kind(
+        "MGM China's Adjusted Property EBITDA increased 6% in 2018.", kinds, query
+    )
+    assert holds_kind("Adjusted Property EBITDA $ 568,294 $ 535,524", kinds, query)
+    margin = "What was Lockheed Martin's operating margin in 2022?"
+    assert holds_kind("Operating margin 14.4 % 14.1 %", asked_kinds(margin), margin)
+    growth = "How much did MGM China's Adjusted Property EBITDA grow in 2018?"
+    assert holds_kind("It increased 6% in 2018.", asked_kinds(growth), growth)
+
+
 def test_a_question_asking_for_several_things_wants_a_series() -> None:
     assert asks_list("What are the four function zones in the NIST HPC reference architecture?")
     assert asks_list("On which kinds of text did Karpathy train character-level RNNs?")
     assert not asks_list("What is the maximum context length Qwen2 can handle?")
     assert asks_list("Which backward optimization filters does nanojit run after recording?")
     assert asks_list("Which ASN.1 features does the libtasn1 parser not handle?")
+    assert asks_list("What reportable segments did MGM Resorts have as of December 31, 2022?")
+    assert not asks_list("What net revenues did MGM Resorts report in 2018?")  # an amount
+    assert not asks_list("What proportion of harmful responses did Qwen2 produce?")
     # One of several, or a singular noun: no list.
     assert not asks_list("Which of JPM's business segments had the lowest net revenue?")
     assert not asks_list("Which class does the parser use?")
