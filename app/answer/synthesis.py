@@ -300,12 +300,15 @@ def synthesize(
     does this mean?"), so its units come first and the floor does not apply: the question's
     subject is the passage, whatever its words.
     `following` reads the chunk after a given one of its document: a list a claim quotes that
-    runs on past its chunk is quoted on from there (_continued), and a why-question reads the
-    prose under each ranked table (_explanations).
+    runs on past its chunk is quoted on from there (_continued), a why-question reads the
+    prose under each ranked table (_explanations), and one asking a total the rest of each
+    ranked table (_table_ends).
     """
     passage = ranked[0].chunk_id if selected and ranked else None
     if following is not None and Asked.REASON in asked_kinds(query):
         context = [*context, *_explanations(ranked, context, following)]
+    elif following is not None and _ASKS_TOTAL.search(query):
+        context = [*context, *_table_ends(ranked, context, following)]
     embedded: dict[str, FloatArray] = {}
     scored = score_units(
         query,
@@ -354,23 +357,64 @@ def _explanations(
     """Returns the prose under each ranked table, where it is not in `context`: a filing says
     why a table's figures moved in the paragraph after it ("In 2020, the Company's capital
     expenditures increased $168 million primarily due to ..." under the capital expenditures
-    by category), which the search may leave out. Each is as telling as its table
-    (Candidate.term_coverage): it is about the table's rows."""
-    seen = {chunk.chunk_id for chunk in context}
+    by category), which the search may leave out."""
     found = []
-    for table in ranked:
-        if table.table_header is None:
-            continue
-        after = following(table)
-        for _ in range(FOLLOWING_CHUNKS - 1):
-            if after is None or after.table_header_text != table.table_header_text:
-                break
-            after = following(after)  # the table's rows go on in the next chunk
-        if after is None or after.table_header is not None or after.chunk_id in seen:
-            continue
-        seen.add(after.chunk_id)
-        found.append(replace(after, term_coverage=table.term_coverage))
-    return found
+    for table in _tables(ranked):
+        _, after = _table_rest(table, following, FOLLOWING_CHUNKS - 1)
+        if after is not None and after.table_header is None:
+            found.append((table, after))
+    return _read_on(found, context)
+
+
+_ASKS_TOTAL = re.compile(r"\btotal\b", re.I)
+
+
+def _table_ends(
+    ranked: Sequence[Candidate], context: Sequence[Candidate], following: Following
+) -> list[Candidate]:
+    """Returns the rest of each ranked table, where it is not in `context`: a table's total
+    stands in its last row, which the chunk of its first rows lacks ("Total 3,006.1 456.1"
+    after Adobe's notes, leases and purchase obligations, a chunk later)."""
+    found = []
+    for table in _tables(ranked):
+        rest, _ = _table_rest(table, following, FOLLOWING_CHUNKS)
+        found += [(table, chunk) for chunk in rest]
+    return _read_on(found, context)
+
+
+def _tables(ranked: Sequence[Candidate]) -> list[Candidate]:
+    return [chunk for chunk in ranked if chunk.table_header is not None]
+
+
+def _table_rest(
+    table: Candidate, following: Following, limit: int
+) -> tuple[list[Candidate], Candidate | None]:
+    """Returns the chunks after `table` that go on with its rows, at most `limit`, and the
+    chunk after those (None at the document's end)."""
+    rest: list[Candidate] = []
+    after = following(table)
+    while (
+        after is not None
+        and len(rest) < limit
+        and after.table_header_text == table.table_header_text
+    ):
+        rest.append(after)
+        after = following(after)
+    return rest, after
+
+
+def _read_on(
+    found: Sequence[tuple[Candidate, Candidate]], context: Sequence[Candidate]
+) -> list[Candidate]:
+    """Returns each chunk read on from a ranked table, but those in `context` or found before;
+    each as telling as its table (Candidate.term_coverage): it is about the table's rows."""
+    seen = {chunk.chunk_id for chunk in context}
+    added = []
+    for table, chunk in found:
+        if chunk.chunk_id not in seen:
+            seen.add(chunk.chunk_id)
+            added.append(replace(chunk, term_coverage=table.term_coverage))
+    return added
 
 
 def _continued(unit: ScoredUnit, following: Following, said: list[str]) -> list[Quote]:

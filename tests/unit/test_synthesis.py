@@ -759,3 +759,36 @@ def test_a_why_question_reads_the_prose_under_a_ranked_table(embedder: Embedder)
             following=lambda chunk: explanation if chunk.chunk_id == table.chunk_id else None,
         ).claims
     }
+
+
+def test_a_question_asking_a_total_reads_the_rest_of_a_ranked_table(embedder: Embedder) -> None:
+    caption = "The following table summarizes our contractual obligations (in millions):"
+    head = f"{caption}\nTotal Less than 1 year 1-3 years\n"
+    first = replace(
+        statement_chunk(
+            1,
+            f"{head}Notes $ 2,401.1 $ 75.3 $ 150.5\nOperating lease obligations 185.2 39.5 57.1",
+            page=54,
+            header=caption,
+        ),
+        table_header=(0, len(head)),
+        term_coverage=0.6,
+    )
+    rest = replace(
+        statement_chunk(
+            2,
+            "Purchase obligations 419.8 341.3 74.6\nTotal $ 3,006.1 $ 456.1 $ 282.2",
+            page=54,
+            header=caption,
+        ),
+        table_header=(0, 0),
+    )
+    question = "What were the total contractual obligations, and how much was due in one year?"
+    answer = synthesize(
+        question,
+        [first],
+        [first],
+        embedder,
+        following=lambda chunk: rest if chunk.chunk_id == first.chunk_id else None,
+    )
+    assert answer.claims[0].text.endswith("Total $ 3,006.1 $ 456.1 $ 282.2")
