@@ -569,10 +569,10 @@ def _list_items(
         text = content[start:end]
         if len(items) == room or _QUESTION.search(text) or _CAPTION.match(text):
             break
+        if marked and not _ITEM_MARK.match(text):
+            continue  # an item's other sentences, left out: they take no room
         if sum(b - a for a, b in items) + end - start > room_chars:
             break
-        if marked and not _ITEM_MARK.match(text):
-            continue
         if not marked and len(_WORD.findall(text)) > 30:
             break
         items.append((start, end))

@@ -98,6 +98,22 @@ def test_a_row_of_bare_figures_is_labelled_past_the_periods_above_it() -> None:
     assert rows[0].endswith("Occupancy 55% 91% 91%")
 
 
+def test_an_items_other_sentences_take_no_room_from_the_list() -> None:
+    remark = "We expect " + ", ".join(["benefits from our initiatives and volume"] * 20) + "."
+    content = (
+        "We have outlined three key priorities for fiscal 2021:\n"
+        f"1) Compete effectively, everywhere we play. {remark}\n"
+        f"2) Drive efficiency to fuel investment. {remark}\n"
+        "3) Reduce leverage to increase financial flexibility."
+    )
+    (kind, text), *_ = shown(content)
+    assert kind == "list"
+    assert text.endswith(
+        "2) Drive efficiency to fuel investment. "
+        "3) Reduce leverage to increase financial flexibility."
+    )
+
+
 def test_a_sentence_cut_by_a_figure_is_joined_to_its_beginning() -> None:
     content = (
         "Usually the inner loop becomes hot first. For example, the first trace may be a cycle"
