@@ -53,13 +53,15 @@ _EXTREME = re.compile(
     r"\bwhich\b[^?]*?\b(?P<extreme>highest|largest|biggest|greatest|most|fastest|strongest"
     r"|lowest|smallest|least|slowest|weakest)"
     r"\s+(?P<measure>(?:(?:number|amount|value|level|total)\s+of\s+)?[^?,]+?)"
-    r"(?=\s+(?:in|for|during|of|at|as of|among|between)\b|\s+(?:to|from)\s+(?-i:[A-Z])|\s*[?,]|$)",
+    r"(?=\s+(?:in|during|of|at|as of|among|between)\b|\s+for\s+(?:the\s+|its\s+)?"
+    r"(?:fiscal|years?|quarters?|period|months|three|six|nine|twelve|first|second|third|fourth|"
+    r"full|FY|Q\d|\d)|\s+(?:to|from)\s+(?-i:[A-Z])|\s*[?,]|$)",
     re.I,
 )
 """Which of several holds an extreme of a measure. A name the measure is "to" or "from" ends it
-("the most revenue to NVIDIA"); other words go on with it ("the highest sales to external
-customers"), and "of" after a word that names no measure ("the highest number of traces per
-tree")."""
+("the most revenue to NVIDIA"), and a period it is "for" ("for fiscal 2022"); other words go on
+with it ("the highest sales to external customers", "the largest provision for credit losses"),
+and "of" after a word that names no measure ("the highest number of traces per tree")."""
 _LOWEST = ("lowest", "smallest", "least", "slowest", "weakest")
 _GROWTH = frozenset({"growth", "grow", "increas", "rise", "gain"})
 """Terms of a measure that ask how fast a figure grew ("the fastest net sales growth"), read

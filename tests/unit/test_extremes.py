@@ -72,6 +72,18 @@ QUESTION = (
             {"net", "income"},
             2022,
         ),
+        (  # "for" a period ends the measure, "for" anything else goes on with it
+            "Which of JPM's segments had the largest provision for credit losses in 2022 Q2?",
+            True,
+            terms("provision for credit losses"),
+            2022,
+        ),
+        (
+            "Which segment had the highest operating income for fiscal 2022?",
+            True,
+            terms("operating income"),
+            2022,
+        ),
     ],
 )
 def test_the_comparison_asked(
