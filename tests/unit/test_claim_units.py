@@ -210,17 +210,45 @@ def test_figures_the_question_names_are_not_an_answer() -> None:
     assert holds_kind("Comments must be received by October 13, 2020.", date, "When?")
 
 
-def test_a_percentage_is_the_amount_of_a_rate_or_a_change_only() -> None:
-    query = "What was MGM China's Adjusted Property EBITDA in 2018?"
-    kinds = asked_kinds(query)
-    assert not holds_kind(
-        "MGM China's Adjusted Property EBITDA increased 6% in 2018.", kinds, query
-    )
-    assert holds_kind("Adjusted Property EBITDA $ 568,294 $ 535,524", kinds, query)
-    margin = "What was Lockheed Martin's operating margin in 2022?"
-    assert holds_kind("Operating margin 14.4 % 14.1 %", asked_kinds(margin), margin)
-    growth = "How much did MGM China's Adjusted Property EBITDA grow in 2018?"
-    assert holds_kind("It increased 6% in 2018.", asked_kinds(growth), growth)
+@pytest.mark.parametrize(
+    ("query", "text", "holds"),
+    [
+        # A year is no amount.
+        (
+            "How much did Verizon pay for the C-Band licenses it won in FCC Auction 107?",
+            "In July 2021, we received the licenses won in Auction 107.",
+            False,
+        ),
+        (
+            "How much did Verizon pay for the C-Band licenses it won in FCC Auction 107?",
+            "Verizon paid $45.5 billion for the licenses it won.",
+            True,
+        ),
+        # A percentage is the amount of a rate, a share or a change only.
+        (
+            "What was MGM China's Adjusted Property EBITDA in 2018?",
+            "MGM China's Adjusted Property EBITDA increased 6% in 2018.",
+            False,
+        ),
+        (
+            "What was MGM China's Adjusted Property EBITDA in 2018?",
+            "Adjusted Property EBITDA $ 568,294 $ 535,524",
+            True,
+        ),
+        (
+            "What was Lockheed Martin's operating margin in 2022?",
+            "Operating margin 14.4 % 14.1 %",
+            True,
+        ),
+        (
+            "How much did MGM China's Adjusted Property EBITDA grow in 2018?",
+            "It increased 6% in 2018.",
+            True,
+        ),
+    ],
+)
+def test_the_amount_asked(query: str, text: str, holds: bool) -> None:
+    assert holds_kind(text, asked_kinds(query), query) is holds
 
 
 def test_a_question_asking_for_several_things_wants_a_series() -> None:
