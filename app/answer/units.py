@@ -22,8 +22,7 @@ from app.core.rows import (
     NUMERIC_CELL,
     full_dates,
     is_period_line,
-    one_figure_column,
-    one_figure_row,
+    one_figure_row_at,
     row_kind,
     table_like,
 )
@@ -230,7 +229,7 @@ def row_units(content: str) -> list[Unit]:
                     or (i > 0 and periods[i - 1])
                 )
             )
-            or (kind is None and _one_figure_row(texts, i, rows))
+            or (kind is None and one_figure_row_at(texts, i, under_row=rows[-1:] == [i - 1]))
         ):
             rows.append(i)
     is_row = set(rows)
@@ -284,7 +283,8 @@ def table_row_units(content: str, header_end: int) -> list[Unit]:
     rows: list[int] = []
     for i, (line, kind) in enumerate(zip(lines, kinds, strict=True)):
         if line[0] >= header_end and (
-            kind in ("figures", "loose") or (kind is None and _one_figure_row(texts, i, rows))
+            kind in ("figures", "loose")
+            or (kind is None and one_figure_row_at(texts, i, under_row=rows[-1:] == [i - 1]))
         ):
             rows.append(i)
     is_row = set(rows)
@@ -294,14 +294,6 @@ def table_row_units(content: str, header_end: int) -> list[Unit]:
         parts = [*([lines[label]] if label is not None else []), lines[i]]
         units.append(Unit(tuple(_merged(parts, content)), "row", headed=True))
     return units
-
-
-def _one_figure_row(texts: list[str], index: int, rows: list[int]) -> bool:
-    """Whether a line with no row's figures is a one-figure row (rows.one_figure_row) under a
-    row, or the first of a column of them; `rows`: the rows found above it."""
-    return one_figure_row(texts[index]) and (
-        rows[-1:] == [index - 1] or one_figure_column(texts, index)
-    )
 
 
 def _text(content: str, span: Span) -> str:
@@ -405,10 +397,10 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
         if len(words) >= MIN_WORDS:
             points_back = _ANAPHORA.match(text) or (not joined and _CHANGE_ANAPHORA.match(text))
             joined = bool(points_back) and _right_after(units, content, start)
-            code = _code_described(content, sentences, index, taken_until)
             if joined:
                 units[-1] = Unit(((units[-1].parts[0][0], end),), "sentence")
             else:
+                code = _code_described(content, sentences, index, taken_until)
                 units.append(Unit(tuple(_merged([*code, (start, end)], content)), "sentence"))
     if beginning is not None and beginning == sentences[-1]:
         units += _cut_off(content, beginning)

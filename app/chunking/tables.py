@@ -21,8 +21,7 @@ from app.core.rows import (
     MAX_TABLE_LINE_CHARS,
     is_period_line,
     is_unit_line,
-    one_figure_column,
-    one_figure_row,
+    one_figure_row_at,
     row_kind,
     table_like,
 )
@@ -117,11 +116,7 @@ def _line_kinds(texts: list[str]) -> list[LineKind]:
         if (
             row == "figures"
             or (row == "loose" and beside_row)
-            or (
-                row is None
-                and one_figure_row(text)
-                and (kinds[-1:] == ["row"] or one_figure_column(texts, index))
-            )
+            or (row is None and one_figure_row_at(texts, index, under_row=kinds[-1:] == ["row"]))
         ):
             kinds.append("row")
         elif _may_stand_in_table(text) or (wraps and not _SENTENCE_END.search(text)):

@@ -109,12 +109,16 @@ ONE_FIGURE_RUN = 3
 ("Due in one year $ 1,250" over "Due in one to five years 2,250" ...); fewer may be prose's."""
 
 
-def one_figure_column(lines: Sequence[str], index: int) -> bool:
-    """Says whether `lines[index]` opens a column of one-figure rows: it and the lines under it
-    up to ONE_FIGURE_RUN are each a label and one figure (one_figure_row), nothing more."""
+def one_figure_row_at(lines: Sequence[str], index: int, *, under_row: bool) -> bool:
+    """Says whether `lines[index]`, a line with no row's figures, is a table's one-figure row
+    (one_figure_row): under another row (`under_row`), or opening a column of them, it and
+    the lines under it up to ONE_FIGURE_RUN each a label and one figure, nothing more."""
+    if not one_figure_row(lines[index]):
+        return False
     run = lines[index : index + ONE_FIGURE_RUN]
-    return len(run) == ONE_FIGURE_RUN and all(
-        row_kind(line) is None and one_figure_row(line) for line in run
+    return under_row or (
+        len(run) == ONE_FIGURE_RUN
+        and all(row_kind(line) is None and one_figure_row(line) for line in run)
     )
 
 
