@@ -117,6 +117,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 "financebench_blind2",
                 "financebench_blind3",
                 "financebench_blind4",
+                "financebench_blind5",
             )
         },
         "sec10q-held": EvalSet(
@@ -411,7 +412,8 @@ def main() -> None:
             "`bench/data/docs_blind2.jsonl` (32), written blind in session 25; "
             "financebench-blind3 = `bench/data/financebench_blind3.jsonl` (24), written blind in "
             "session 27; financebench-blind4 = `bench/data/financebench_blind4.jsonl` (24), "
-            "written blind in session 31; docs = "
+            "written blind in session 31; financebench-blind5 = "
+            "`bench/data/financebench_blind5.jsonl` (24), written blind in session 33; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",
