@@ -337,6 +337,13 @@ LINE_ITEMS: dict[str, LineItem] = {
 }
 
 
+_OF_REVENUE = (
+    r"(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?(?:operating\s+)?(?:revenues?|sales)"
+)
+"""How a question asks for a share of revenue: "as a percentage of net operating revenues"
+(Coca-Cola's own words for them), "% of total sales"."""
+
+
 @dataclass(frozen=True)
 class Metric:
     """A figure analysts read from line items: how it is asked and how it is worked out."""
@@ -470,8 +477,7 @@ METRICS: tuple[Metric, ...] = (
     ),
     _metric(
         "capital expenditure as a share of revenue",
-        r"(?:capex|capital expenditures?|capital spending)\s+(?:as\s+a\s+)?(?:%|percent(?:age)?)"
-        r"\s+of\s+(?:total\s+)?(?:net\s+|operating\s+)?(?:revenues?|sales)",
+        rf"(?:capex|capital expenditures?|capital spending)\s+(?:as\s+a\s+)?{_OF_REVENUE}",
         ("capital_expenditure", "revenue"),
         lambda y, b: 100 * y["capital_expenditure"] / y["revenue"],
         "percent",
@@ -480,7 +486,7 @@ METRICS: tuple[Metric, ...] = (
     _metric(
         "depreciation and amortization as a share of revenue",
         r"(?:D&A|depreciation (?:and|&) amortization)[^?]{0,60}?(?:%\s*margin|\bmargin\b"
-        r"|(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?(?:revenues?|sales))",
+        rf"|{_OF_REVENUE})",
         ("depreciation", "revenue"),
         lambda y, b: 100 * y["depreciation"] / y["revenue"],
         "percent",
@@ -596,7 +602,7 @@ METRICS: tuple[Metric, ...] = (
     _metric(
         "cost of sales as a share of revenue",
         r"(?:COGS|cost of (?:goods |products )?(?:sold|sales))\s+(?:%\s*margin|(?:as\s+a\s+)?"
-        r"(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?(?:revenues?|sales))",
+        rf"{_OF_REVENUE})",
         ("cogs", "revenue"),
         lambda y, b: 100 * y["cogs"] / y["revenue"],
         "percent",
@@ -605,7 +611,7 @@ METRICS: tuple[Metric, ...] = (
     _metric(
         "SG&A as a share of revenue",
         r"(?:SG&A|selling, general,? and administrative(?: expenses?)?)\s+(?:%\s*margin|(?:as\s+a"
-        r"\s+)?(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?(?:revenues?|sales))",
+        rf"\s+)?{_OF_REVENUE})",
         ("selling_expense", "revenue"),
         lambda y, b: 100 * y["selling_expense"] / y["revenue"],
         "percent",
@@ -614,8 +620,7 @@ METRICS: tuple[Metric, ...] = (
     _metric(
         "R&D as a share of revenue",
         r"(?:R&D|research(?:,| and) development(?:,? and engineering)?(?: expenses?)?)\s+"
-        r"(?:%\s*margin|(?:as\s+a\s+)?(?:%|percent(?:age)?)\s+of\s+(?:total\s+)?(?:net\s+)?"
-        r"(?:revenues?|sales))",
+        rf"(?:%\s*margin|(?:as\s+a\s+)?{_OF_REVENUE})",
         ("research_expense", "revenue"),
         lambda y, b: 100 * y["research_expense"] / y["revenue"],
         "percent",
@@ -1059,11 +1064,17 @@ _CONTRACTED = frozenset({"here", "how", "it", "let", "that", "there", "what", "w
 def owned_by(question: str, document: str) -> bool:
     """Says whether every owner `question` names ("MGM China's", "American Water Works'") is
     written in `document` (its title and file name): a subsidiary's figures are not its
-    parent's statements' ("MGM China's net revenues" in MGM Resorts' 10-K)."""
-    written = document.lower()
+    parent's statements' ("MGM China's net revenues" in MGM Resorts' 10-K). Letters and
+    digits are compared alone: "Coca-Cola's" is owned by COCACOLA_2017_10K.pdf."""
+    written = _letters_and_digits(document)
     return all(
-        all(word.lower() in written for word in owner.split()) for owner in owners_named(question)
+        all(_letters_and_digits(word) in written for word in owner.split())
+        for owner in owners_named(question)
     )
+
+
+def _letters_and_digits(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
 
 
 def _asking(question: str) -> str:
@@ -1164,8 +1175,25 @@ def column_years(header: str) -> list[int]:
 
 
 def statement_of(title: str) -> Statement | None:
-    """Returns which statement `title` names; None for none of them."""
-    return next((kind for kind, named in _STATEMENTS.items() if named.search(title)), None)
+    """Returns which statement `title` names; None for none of them. A sentence that only
+    refers to one ("... allocated in our consolidated statements of operations as follows:",
+    over a note's table of stock-based compensation) names none."""
+    return next(
+        (
+            kind
+            for kind, named in _STATEMENTS.items()
+            if any(not _REFERRED.search(title, 0, found.start()) for found in named.finditer(title))
+        ),
+        None,
+    )
+
+
+_REFERRED = re.compile(
+    r"\b(?:in|on|from|to|into|within|with)\s+(?:(?:our|the|its|these|those|such|this)\s+)?"
+    r"(?:(?:consolidated|condensed|combined|accompanying|audited)\s+)*$",
+    re.I,
+)
+"""What stands before a statement's name a sentence refers to, not a title."""
 
 
 def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
@@ -1223,14 +1251,18 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             continue
         if _NOTE_MARKS_LINE.fullmatch(text):
             continue  # "iPad" / "(1)" / "9,396 7,248 30 %": the label's note, on a line of its own
-        if row_kind(text) not in ("figures", "loose"):
+        leadered = _LEADERED.fullmatch(text)
+        if leadered and not _figure_cells(leadered.group(2)):
+            leadered = None
+        if leadered is None and row_kind(text) not in ("figures", "loose"):
             label_line = place if re.search(r"[A-Za-z]", text) else None
             parked = None
             continue
-        label = row_label(text)
+        label = leadered.group(1) if leadered else row_label(text)
         label_part = parked if not label and label_line is None else None
         parked = None
-        cells = _amounts(text.split()[len(label.split()) :])
+        rest = leadered.group(2) if leadered else " ".join(text.split()[len(label.split()) :])
+        cells = _amounts(rest.split())
         values = [figure_value(cell) for cell in cells]
         if (
             cells
@@ -1268,6 +1300,18 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
                 )
             )  # fmt: skip
     return rows
+
+
+_LEADERED = re.compile(r"\s*(\S.*?)\s*\.{4,}\s*(\S.*)")
+"""A row whose label leaders ("......") join to its figures: the label may hold figures of
+its own, as a balance sheet's "Trade receivables, net of allowances for doubtful accounts of
+$7,293 and $7,867, respectively........ 672,006 591,800"."""
+
+
+def _figure_cells(text: str) -> bool:
+    """Says whether `text` is figures alone, currency signs between them."""
+    cells = _amounts(text.split())
+    return bool(cells) and all(figure_value(cell) is not None for cell in cells)
 
 
 def _heads(line: str) -> bool:

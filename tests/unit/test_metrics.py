@@ -201,6 +201,8 @@ def test_a_figure_of_what_the_document_is_not_the_owner_of() -> None:
         "What was the revenue of Intel for the quarter ended September 30, 2023?", quarterly
     )
     assert owned_by("What was the FY2023 Total Revenue of INTC?", quarterly)
+    # Letters and digits compared alone: the file name writes the company as one word.
+    assert owned_by("What is Coca-Cola's FY2017 quick ratio?", "COCACOLA_2017_10K.pdf")
 
 
 def test_the_scale_asked_for() -> None:
@@ -741,9 +743,12 @@ def test_total_debt_sums_the_debt_lines_printed() -> None:
     )
 
 
-def test_capital_spending_as_a_share_of_operating_revenues() -> None:
+@pytest.mark.parametrize(
+    "revenues", ["total operating revenues", "net operating revenues", "net revenue", "sales"]
+)
+def test_capital_spending_as_a_share_of_operating_revenues(revenues: str) -> None:
     asked = asked_metric(
-        "What is Verizon's FY2021 capital expenditure as a percentage of total operating revenues?"
+        f"What is Verizon's FY2021 capital expenditure as a percentage of {revenues}?"
     )
     assert asked is not None and asked.metric.name == "capital expenditure as a share of revenue"
     label = normal_label("Capital expenditures (including capitalized software)")
@@ -782,3 +787,45 @@ def test_a_quarter_named_by_number_is_that_of_the_columns_ending_in_it(
         assert answer is None
     else:
         assert answer is not None and answer.text.startswith(start)
+
+
+def test_a_table_a_sentence_announces_is_not_the_statement_it_refers_to() -> None:
+    # AMD's stock-based compensation note: its "Research and development 36" is not the
+    # income statement's research and development expense (947).
+    note = statement_chunk(
+        30,
+        "Research and development 36 44 48\n",
+        page=47,
+        header="We allocated stock-based compensation expense for the years ended December 26, "
+        "2015, December 27, 2014 and December 28, 2013 in our consolidated statements of "
+        "operations as follows: 2015 2014 2013 (In millions)",
+    )
+    income = statement_chunk(
+        31,
+        "Net revenue $ 3,991 $ 5,506 $ 5,299\nResearch and development 947 1,072 1,201\n",
+        page=56,
+        header="Consolidated Statements of Operations 2015 2014 2013 (In millions)",
+    )
+    asked = asked_metric(
+        "What is AMD's FY2015 research and development expense as a percentage of net revenue?"
+    )
+    assert asked is not None
+    answer = computed_answer(asked, [(note, ""), (income, "")])
+    assert answer is not None
+    assert answer.text.startswith("FY2015 R&D as a share of revenue: 23.7%")
+
+
+def test_a_row_whose_label_holds_figures_of_its_own_before_its_leaders() -> None:
+    rows = chunk_rows(
+        statement_chunk(
+            32,
+            "Trade receivables, net of allowances for doubtful accounts of $7,293 and $7,867, "
+            "respectively........ 672,006 591,800\n",
+            page=59,
+        ),
+        "CONSOLIDATED BALANCE SHEETS\n(In thousands)\nNovember 27,\n2015\nNovember 28,\n2014\n",
+    )
+    assert [(row.label.split(",")[0], row.figures) for row in rows] == [
+        ("trade receivables", {2015: 672006.0, 2014: 591800.0})
+    ]
+
