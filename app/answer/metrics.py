@@ -143,7 +143,8 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "net_income": _item(
         "net income",
-        rf"net (?:income|earnings){_OR_LOSS}(?: attributable to (?!non)[\w .,'&-]+)?",
+        rf"(?:consolidated )?net (?:income|earnings){_OR_LOSS}"
+        r"(?: attributable to (?!non)[\w .,'&-]+)?",
         r"net (income|earnings)",
         "income",
         prefer=r"attributable",
@@ -731,6 +732,7 @@ _ASKED_SCALE = re.compile(
     r"\bin (?:units of )?(?:USD |US\$ |\$ ?)?(thousands|millions|billions)\b", re.I
 )
 SCALES = {"thousands": 1e3, "millions": 1e6, "billions": 1e9}
+_ASKED_PERCENT = re.compile(r"\bin (?:units of )?percents?\b|\bas a percent(?:age)?\b", re.I)
 _AVERAGE_OVER_YEARS = re.compile(r"\b(?:\d|two|three|four|five)[- ]year average\b", re.I)
 
 
@@ -872,7 +874,8 @@ class MetricQuestion:
     activities, which brought in the most (or lost the least) cash flow?"); a question of the
     one that used the most is not this one."""
     scale: str = ""
-    """The scale an amount is asked in ("millions" of "Answer in USD millions"), "" unsaid."""
+    """The scale an amount is asked in ("millions" of "Answer in USD millions"), "percent" for
+    a ratio asked in percent ("Answer in units of percents"), "" unsaid."""
     period: Period | None = None
     """The period the question writes out ("the quarter ended June 25, 2022", "as of July 30,
     2023"), whose column answers it where no fiscal year's does."""
@@ -942,10 +945,13 @@ def asked_metric(question: str) -> MetricQuestion | None:
     if len(years) > 1 and not _AVERAGE_OVER_YEARS.search(question):
         years = (years[-1],)
     wanted = _ASKED_SCALE.search(question)
+    scale = wanted.group(1).lower() if wanted else ""
+    if metric.unit == "ratio" and _ASKED_PERCENT.search(question):
+        scale = "percent"
     return MetricQuestion(
         metric,
         years,
-        scale=wanted.group(1).lower() if wanted else "",
+        scale=scale,
         period=period,
         quarterly=quarterly,
         quarter=asked_quarter(question) if quarterly and period is None else None,
@@ -1557,7 +1563,7 @@ def _shown(result: float, unit: Unit, scale: str, wanted: str) -> str:
     if unit == "days":
         return f"{result:.2f} days"
     if unit == "ratio":
-        return f"{result:.2f}"
+        return f"{100 * result:.1f}%" if wanted == "percent" else f"{result:.2f}"
     amount = shown_figure(round(result, 1))
     if not scale:
         return amount

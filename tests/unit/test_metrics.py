@@ -829,3 +829,26 @@ def test_a_row_whose_label_holds_figures_of_its_own_before_its_leaders() -> None
         ("trade receivables", {2015: 672006.0, 2014: 591800.0})
     ]
 
+
+def test_a_ratio_asked_in_percent_and_the_net_income_attributable_to_the_company() -> None:
+    income = statement_chunk(
+        33,
+        "Consolidated net income 10,523 14,293\n"
+        "Consolidated net income attributable to Walmart 9,862 13,643\n",
+        page=57,
+        header="Consolidated Statements of Income (in millions) 2018 2017",
+    )
+    balance = statement_chunk(
+        34,
+        "Total assets $ 204,522 $ 198,825\n",
+        page=59,
+        header="Consolidated Balance Sheets (in millions) 2018 2017",
+    )
+    asked = asked_metric(
+        "What is Walmart's FY2018 return on assets? Answer in units of percents and round to "
+        "one decimal place."
+    )
+    assert asked is not None
+    answer = computed_answer(asked, [(income, ""), (balance, "")])
+    assert answer is not None
+    assert answer.text.startswith("FY2018 return on assets: 4.9% (net income 9,862 / average")
