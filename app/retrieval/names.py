@@ -70,12 +70,19 @@ GENERIC = frozenset(
 
 def name_words(text: str) -> frozenset[str]:
     """Returns the distinctive words of a name or a query, lower-cased, letters and digits
-    apart ("FY2015" gives "2015", "10-K" and "10K" give "10")."""
+    apart ("FY2015" gives "2015", "10-K" and "10K" give "10"); a name of letters hyphenated
+    gives its parts and all of them run together, as a file name writes it ("Coca-Cola":
+    "coca", "cola" and "cocacola" of COCACOLA_2017_10K.pdf)."""
+    parts = [match.group().lower() for match in _PART.finditer(text)]
+    joined = [match.group().lower().replace("-", "") for match in _HYPHENATED.finditer(text)]
     return frozenset(
         part
-        for part in (match.group().lower() for match in _PART.finditer(text))
+        for part in [*parts, *joined]
         if part not in GENERIC and (len(part) > 1 or part.isdigit())
     )
+
+
+_HYPHENATED = re.compile(r"\b[^\W\d_]+(?:-[^\W\d_]+)+\b")
 
 
 @lru_cache(maxsize=4096)

@@ -126,6 +126,14 @@ def test_a_company_of_two_words_and_a_year_name_one_filing() -> None:
     assert named == pytest.approx(other + names.NAME_BOOST)
 
 
+def test_a_hyphenated_name_names_the_file_that_runs_it_together() -> None:
+    words = names.name_words("How much did The Coca-Cola Company pay in dividends in 2017?")
+    assert {"coca", "cola", "cocacola"} <= words
+    named = names.name_boost(words, "COCACOLA_2017_10K", "COCACOLA_2017_10K.pdf")
+    other = names.name_boost(words, "PepsiCo, Inc.", "PEPSICO_2017_10K.pdf")
+    assert named == pytest.approx(other + names.NAME_BOOST)
+
+
 def test_a_term_set_in_quotes_is_read_whole_and_an_apostrophe_opens_none() -> None:
     assert quoted_terms("What does the Qwen2 report mean by the 'alignment tax'?") == [
         "alignment tax"
