@@ -56,6 +56,7 @@ from app.answer.units import (
     MAX_LIST_CHARS,
     MAX_LIST_ITEMS,
     Span,
+    announced_count,
     claim_units,
     continued_items,
     holds_series,
@@ -426,6 +427,10 @@ def _continued(unit: ScoredUnit, following: Following, said: list[str]) -> list[
     No more sure than the claim whose list they end."""
     chunk, parts = unit.chunk, unit.parts
     taken, taken_chars = marked_items(unit.text), len(unit.text)
+    # A lead-in that counts its items ("centered on five central themes:") is quoted to its
+    # last, whatever room the items before took.
+    announced = announced_count(unit.text)
+    room_chars = MAX_LIST_CHARS if announced is None else 2 * MAX_LIST_CHARS
     quotes: list[Quote] = []
     for _ in range(FOLLOWING_CHUNKS):
         if not list_runs_on(chunk.content, parts):
@@ -436,8 +441,8 @@ def _continued(unit: ScoredUnit, following: Following, said: list[str]) -> list[
         items = continued_items(
             after.content,
             page_break_at(after),
-            MAX_LIST_ITEMS - taken,
-            MAX_LIST_CHARS - taken_chars,
+            (MAX_LIST_ITEMS if announced is None else min(announced, MAX_LIST_ITEMS)) - taken,
+            room_chars - taken_chars,
         )
         if not items:
             break

@@ -584,6 +584,23 @@ def marked_items(text: str) -> int:
     return len(_MARKED_LINE.findall(text))
 
 
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_ANNOUNCED = re.compile(
+    rf"\b({'|'.join(_COUNTS)}|[2-8])\s+(?:[^\W\d][\w\-]*\s+){{0,3}}[^\W\d][\w\-]*s\s*:$", re.I
+)
+
+
+def announced_count(text: str) -> int | None:
+    """Returns how many items a list's lead-in, the text up to its first colon, says it has
+    ("... centered on five central themes:" gives 5); None when it counts none."""
+    colon = text.find(":")
+    found = _ANNOUNCED.search(text[: colon + 1]) if colon >= 0 else None
+    if found is None:
+        return None
+    word = found.group(1).lower()
+    return _COUNTS.get(word) or int(word)
+
+
 def list_runs_on(content: str, parts: tuple[Span, ...]) -> bool:
     """Whether the marked list a unit quotes may go on in the chunk after this one: its last
     part holds a marked item, and from there to the chunk's end no paragraph ends (the item's

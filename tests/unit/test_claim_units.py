@@ -8,6 +8,7 @@ import pytest
 from app.answer.claims import shown_text
 from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind
 from app.answer.units import (
+    announced_count,
     claim_units,
     continued_items,
     holds_series,
@@ -517,3 +518,17 @@ def test_a_marked_list_cut_by_its_chunks_end_goes_on_in_the_next_chunk() -> None
     # one ending after the list's last item in its own chunk.
     assert continued_items("The rest.\n\nProse of its own.\n\n• An item.", None, 8, 700) == []
     assert not list_runs_on(first + "\n\nA new paragraph.", unit.parts)
+
+
+@pytest.mark.parametrize(
+    ("lead", "count"),
+    [
+        ("The Company's strategy is centered on five central themes: • Safety—The safety", 5),
+        ("We manage our business in 3 reportable segments: • Americas", 3),
+        ("Our strategy rests on the following: • Safety", None),
+        ("Our four priorities are: • Growth", None),
+        ("Two of our segments grew. • Not a lead-in", None),
+    ],
+)
+def test_a_lead_in_that_counts_its_items(lead: str, count: int | None) -> None:
+    assert announced_count(lead) == count

@@ -29,7 +29,7 @@ from app.answer.synthesis import (
     is_code_name,
     synthesize,
 )
-from app.answer.units import chunk_sentences
+from app.answer.units import MAX_LIST_CHARS, chunk_sentences
 from app.core.geometry import chunk_segments
 from app.core.questions import (
     fiscal_years_spelled,
@@ -708,6 +708,30 @@ def test_a_list_that_runs_past_its_chunk_is_quoted_on_from_the_next(embedder: Em
         "• Auxiliary networks: a user network is one of them.",
     ]
     assert answer.sources == ["tracemonkey.pdf, p. 3", "tracemonkey.pdf, p. 4"]
+
+
+def test_a_list_whose_lead_in_counts_its_items_is_quoted_to_its_last(
+    embedder: Embedder,
+) -> None:
+    themes = ["Safety", "Customers", "People", "Operational Excellence", "Growth"]
+    items = [
+        f"• {theme}—The Company's {theme.lower()} theme guides how it serves the customers of "
+        "its regulated water and wastewater utilities in every state where it operates today."
+        for theme in themes
+    ]
+    lead_in = "The Company's strategy is centered on five central themes:\n" + "\n".join(items[:3])
+    rest = "\n".join(items[3:])
+    first = chunk(22, lead_in, page_span_end=len(lead_in))
+    after = chunk(23, rest, page_start=4, page_end=4, page_span_end=len(rest))
+    answer = synthesize(
+        "On which five central themes is the Company's strategy centered?",
+        [first],
+        [first],
+        embedder,
+        following=lambda chunk: after if chunk.chunk_id == first.chunk_id else None,
+    )
+    assert len(lead_in) + len(items[3]) > MAX_LIST_CHARS  # past a list's room without its count
+    assert all(theme in answer.text for theme in themes)
 
 
 def test_a_why_question_reads_the_prose_under_a_ranked_table(embedder: Embedder) -> None:
