@@ -7,7 +7,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from app.answer.claims import EMPTY_ANSWER, sentence_pages, shown_text, source_label, stem, terms
+from app.answer.claims import (
+    EMPTY_ANSWER,
+    Answer,
+    sentence_pages,
+    shown_text,
+    source_label,
+    stem,
+    terms,
+)
 from app.answer.kinds import (
     Asked,
     asked_kinds,
@@ -680,6 +688,20 @@ def test_code_shown_for_a_how_to_question_needs_fewer_of_its_words_in_the_chunk(
     assert synthesize(told, [diversion], [diversion], embedder) == EMPTY_ANSWER
 
 
+def answered_over_two_chunks(question: str, ranked: str, after: str, embedder: Embedder) -> Answer:
+    """Returns the answer to `question` from a ranked chunk of page 3 whose text goes on in
+    the chunk after it, on page 4."""
+    first = chunk(20, ranked, page_span_end=len(ranked))
+    following = chunk(21, after, page_start=4, page_end=4, page_span_end=len(after))
+    return synthesize(
+        question,
+        [first],
+        [first],
+        embedder,
+        following=lambda chunk: following if chunk.chunk_id == first.chunk_id else None,
+    )
+
+
 def test_a_list_that_runs_past_its_chunk_is_quoted_on_from_the_next(embedder: Embedder) -> None:
     lead_in = (
         "In HPC, multiple physical networks are constructed as a means of access control:\n"
@@ -692,14 +714,11 @@ def test_a_list_that_runs_past_its_chunk_is_quoted_on_from_the_next(embedder: Em
         "• High-performance networks: they connect the computing nodes.\n"
         "• Auxiliary networks: a user network is one of them."
     )
-    first = chunk(20, lead_in, page_span_end=len(lead_in))
-    after = chunk(21, rest, page_start=4, page_end=4, page_span_end=len(rest))
-    answer = synthesize(
+    answer = answered_over_two_chunks(
         "Which physical networks are constructed in HPC for access control?",
-        [first],
-        [first],
+        lead_in,
+        rest,
         embedder,
-        following=lambda chunk: after if chunk.chunk_id == first.chunk_id else None,
     )
     assert [claim.text for claim in answer.claims[:2]] == [
         "In HPC, multiple physical networks are constructed as a means of access control: "
@@ -721,14 +740,11 @@ def test_a_list_whose_lead_in_counts_its_items_is_quoted_to_its_last(
     ]
     lead_in = "The Company's strategy is centered on five central themes:\n" + "\n".join(items[:3])
     rest = "\n".join(items[3:])
-    first = chunk(22, lead_in, page_span_end=len(lead_in))
-    after = chunk(23, rest, page_start=4, page_end=4, page_span_end=len(rest))
-    answer = synthesize(
+    answer = answered_over_two_chunks(
         "On which five central themes is the Company's strategy centered?",
-        [first],
-        [first],
+        lead_in,
+        rest,
         embedder,
-        following=lambda chunk: after if chunk.chunk_id == first.chunk_id else None,
     )
     assert len(lead_in) + len(items[3]) > MAX_LIST_CHARS  # past a list's room without its count
     assert all(theme in answer.text for theme in themes)
