@@ -905,6 +905,51 @@ def block_figure(
     return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
 
 
+def section_figure(
+    question: str, table: Sequence[tuple[Candidate, str]], page_before: str = ""
+) -> Answer | None:
+    """Returns the answer quoting the figure of the row `question` names in a table of the
+    section that the part it asks of heads ("What was the net income of JPMorgan Chase's
+    Consumer & Community Banking segment in the first quarter of 2021?": the "Net income" row
+    of the table under "Consumer & Community Banking", whose rows name measures, not parts),
+    in the column of the year or period asked; None when the table's section is no part the
+    question names, or no row or several alike are named.
+
+    The section is named when the question writes all its terms and it is no row's measure
+    (a section "Net Revenues"); a row is named as in block_figure."""
+    when = _when_asked(question)
+    if when is None or not table or _ASKS_SHARE.search(question):
+        return None
+    question_terms = terms(question)
+    section = table[0][0].section or ""
+    part = _label_terms(section)
+    if not part or not part <= question_terms:
+        return None
+    year, period, quarterly = when
+    asked = ExtremeQuestion(
+        highest=True,
+        measure=frozenset(),
+        year=year,
+        named="",
+        period=period,
+        quarterly=quarterly is not None,
+    )
+    found: list[tuple[int, Row]] = []
+    for _, block in _blocks(table, asked, year, page_before):
+        for row in block:
+            held = _label_terms(row.label)
+            if held and held <= question_terms and not held & part:
+                found.append((len(held), row))
+    longest = max((held for held, _ in found), default=0)
+    named = [row for held, row in found if held == longest]
+    if len({row.label for row in named}) != 1 or _NOT_COMPARED.match(named[0].label):
+        return None
+    compared = _row_compared(named[0], year)
+    scale = f" {named[0].scale.removesuffix('s')}" if named[0].scale else ""
+    said = f"{section}: {compared.name} {shown_figure(compared.value)}{scale}"
+    return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
+
+
 def _when_asked(question: str) -> tuple[int, Period | None, Period | None] | None:
     """Returns the year `question` asks of, the period it writes out, and that period again
     where it is part of a year (a quarter: only its column holds the figure); None when it

@@ -1213,6 +1213,7 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
     """
     years = column_years(chunk.table_header_text)
     periods = column_periods(chunk.table_header_text)
+    changes = _CHANGE_COLUMN.search(chunk.table_header_text) is not None
     found_scale = _SCALE.search(chunk.table_header_text)
     scale = found_scale.group(1).lower() if found_scale else ""
     title = f"{chunk.table_header_text} {chunk.context_header.rsplit('>', 1)[-1]}"
@@ -1242,6 +1243,7 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             run = heads if repeated else [*(run or []), *heads]
             if run:
                 years = run
+                changes = _CHANGE_COLUMN.search(text) is not None
             label_line = None
             continue
         if run is not None and (_PERIOD_WORDS.fullmatch(text) or is_unit_line(text)):
@@ -1269,6 +1271,8 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
         parked = None
         rest = leadered.group(2) if leadered else " ".join(text.split()[len(label.split()) :])
         cells = _amounts(rest.split())
+        if changes and len(cells) - 1 in (len(years), len(periods)):
+            cells = cells[:-1]  # "Card income 999 652 53" under "2021 2020 Change"
         values = [figure_value(cell) for cell in cells]
         if (
             cells
@@ -1306,6 +1310,11 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
                 )
             )  # fmt: skip
     return rows
+
+
+_CHANGE_COLUMN = re.compile(r"\b(?:19|20)\d\d\s+(?:%\s+)?change\s*$", re.I)
+"""A header whose years end on a column of changes ("2021 2020 Change"), where a row's last
+figure is the change, written "53" or "NM" (not meaningful) without the "%" of the first row."""
 
 
 _LEADERED = re.compile(r"\s*(\S.*?)\s*\.{4,}\s*(\S.*)")

@@ -29,6 +29,7 @@ from app.answer.extremes import (
     column_extreme,
     compared_answer,
     group_figure,
+    section_figure,
     table_extreme,
 )
 from app.answer.kinds import Asked, asked_kinds
@@ -406,6 +407,10 @@ def part_figure(
     for document_id, number in dict.fromkeys((c.document_id, c.page_start) for c in ranked):
         read_page = page_and_chunks(session, document_id, number)
         answer = group_figure(query, *read_page) if read_page else None
+        if answer is not None:
+            return answer
+    for table, before in tables.after_their_page_before():
+        answer = section_figure(query, table, before)
         if answer is not None:
             return answer
     return None

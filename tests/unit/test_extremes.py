@@ -3,6 +3,8 @@ the answer that names the row and quotes every row compared."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pymupdf
 import pytest
 
@@ -15,6 +17,7 @@ from app.answer.extremes import (
     column_extreme,
     compared_answer,
     group_figure,
+    section_figure,
     table_extreme,
 )
 from app.pdf.reader import extract_page
@@ -445,6 +448,40 @@ def test_a_part_s_figure_is_read_in_the_block_its_measure_titles() -> None:
     )
     assert answer is not None
     assert answer.text.startswith("Intelligent Cloud: Revenue 19,051 million in the three months")
+
+
+SEGMENT_RESULTS = replace(
+    statement_chunk(
+        40,
+        "Card income 999 652 53\nNet interest income 7,929 9,190 (14)\n"
+        "Provision for credit losses (3,602) 5,772 NM\nNet income $ 6,728 $ 197 NM\n",
+        page=20,
+        header=(
+            "Selected income statement data Three months ended March 31, "
+            "(in millions, except ratios) 2021 2020 Change"
+        ),
+    ),
+    section="Consumer & Community Banking",
+)
+"""A segment's own results under its section, the last column each row's change ("53", "NM")."""
+
+
+def test_a_part_s_figure_is_read_in_the_table_its_section_holds() -> None:
+    answer = section_figure(
+        "What was the net income of JPMorgan Chase's Consumer & Community Banking segment in "
+        "the first quarter of 2021?",
+        [(SEGMENT_RESULTS, "")],
+    )
+    assert answer is not None
+    assert answer.text.startswith("Consumer & Community Banking: Net income 6,728 million")
+    # Another segment's question, or one of no row the table has, is not answered from it.
+    for question in (
+        "What was the net income of JPMorgan Chase's Commercial Banking segment in the first "
+        "quarter of 2021?",
+        "What was the total net revenue of JPMorgan Chase's Consumer & Community Banking "
+        "segment in the first quarter of 2021?",
+    ):
+        assert section_figure(question, [(SEGMENT_RESULTS, "")]) is None
 
 
 def test_no_block_is_read_that_a_header_alone_titles() -> None:
