@@ -905,6 +905,9 @@ def block_figure(
     return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
 
 
+_TOTAL = re.compile(r"^total\s+", re.I)
+
+
 def section_figure(
     question: str, table: Sequence[tuple[Candidate, str]], page_before: str = ""
 ) -> Answer | None:
@@ -916,7 +919,7 @@ def section_figure(
     question names, or no row or several alike are named.
 
     The section is named when the question writes all its terms and it is no row's measure
-    (a section "Net Revenues"); a row is named as in block_figure."""
+    (a section "Net Revenues"); a row is named as in block_figure, a total by what it sums."""
     when = _when_asked(question)
     if when is None or not table or _ASKS_SHARE.search(question):
         return None
@@ -937,12 +940,16 @@ def section_figure(
     found: list[tuple[int, Row]] = []
     for _, block in _blocks(table, asked, year, page_before):
         for row in block:
-            held = _label_terms(row.label)
-            if held and held <= question_terms and not held & part:
+            # The part's whole is its figure: "Total assets under management" is its assets
+            # under management.
+            measure = _TOTAL.sub("", row.label)
+            held = _label_terms(measure)
+            asked_row = bool(held) and held <= question_terms and not part <= held
+            if asked_row and not _NOT_COMPARED.match(measure):
                 found.append((len(held), row))
     longest = max((held for held, _ in found), default=0)
     named = [row for held, row in found if held == longest]
-    if len({row.label for row in named}) != 1 or _NOT_COMPARED.match(named[0].label):
+    if len({row.label for row in named}) != 1:
         return None
     compared = _row_compared(named[0], year)
     scale = f" {named[0].scale.removesuffix('s')}" if named[0].scale else ""

@@ -454,6 +454,7 @@ SEGMENT_RESULTS = replace(
     statement_chunk(
         40,
         "Card income 999 652 53\nNet interest income 7,929 9,190 (14)\n"
+        "Total net revenue 12,517 13,287 (6)\n"
         "Provision for credit losses (3,602) 5,772 NM\nNet income $ 6,728 $ 197 NM\n",
         page=20,
         header=(
@@ -474,11 +475,19 @@ def test_a_part_s_figure_is_read_in_the_table_its_section_holds() -> None:
     )
     assert answer is not None
     assert answer.text.startswith("Consumer & Community Banking: Net income 6,728 million")
+    # The part's total is its figure of what the total sums.
+    answer = section_figure(
+        "What was the net revenue of JPMorgan Chase's Consumer & Community Banking segment in "
+        "the first quarter of 2021?",
+        [(SEGMENT_RESULTS, "")],
+    )
+    assert answer is not None
+    assert answer.text.startswith("Consumer & Community Banking: Total net revenue 12,517")
     # Another segment's question, or one of no row the table has, is not answered from it.
     for question in (
         "What was the net income of JPMorgan Chase's Commercial Banking segment in the first "
         "quarter of 2021?",
-        "What was the total net revenue of JPMorgan Chase's Consumer & Community Banking "
+        "What was the noninterest expense of JPMorgan Chase's Consumer & Community Banking "
         "segment in the first quarter of 2021?",
     ):
         assert section_figure(question, [(SEGMENT_RESULTS, "")]) is None
