@@ -40,6 +40,7 @@ from app.answer.metrics import (
     computed_answer,
     names_a_part,
     owned_by,
+    owners_named,
 )
 from app.contract.schemas import (
     AnswerStatus,
@@ -393,12 +394,14 @@ def part_figure(
     query: str, ranked: Sequence[Candidate], session: Session, tables: RankedTables
 ) -> Answer | None:
     """Returns the answer quoting the figure `query` asks of a part of the company (a segment
-    it names: app.answer.metrics.names_a_part) from a table on a ranked chunk's page (a note
-    under a table ranks for its rows) whose block of the parts' rows its measure titles
-    (app.answer.extremes.block_figure), or whose column groups are the parts (group_figure),
-    the best ranked first; None when it names no part, asks why (the cause, not the figure),
-    or no such table has it."""
-    if not names_a_part(query) or Asked.REASON in asked_kinds(query):
+    it names: app.answer.metrics.names_a_part, or an owner it names that may be one: "MGM
+    China's Adjusted Property EBITDA" in MGM Resorts' filing) from a table on a ranked chunk's
+    page (a note under a table ranks for its rows) whose block of the parts' rows its measure
+    titles (app.answer.extremes.block_figure), or whose column groups are the parts
+    (group_figure), or that the part's section holds (section_figure), the best ranked first;
+    None when it names no part, asks why (the cause, not the figure), or no such table has
+    it."""
+    if not (names_a_part(query) or owners_named(query)) or Asked.REASON in asked_kinds(query):
         return None
     for table, before in tables.after_their_page_before():
         answer = block_figure(query, table, before)

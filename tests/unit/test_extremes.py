@@ -493,6 +493,22 @@ def test_a_part_s_figure_is_read_in_the_table_its_section_holds() -> None:
         assert section_figure(question, [(SEGMENT_RESULTS, "")]) is None
 
 
+def test_an_owner_named_is_read_as_a_row_of_the_block_its_measure_titles() -> None:
+    # "MGM China's" names no segment in words, yet is a row of MGM Resorts' table.
+    table = statement_chunk(
+        41,
+        "Adjusted EBITDA\nYear Ended December 31,\n2018 2017 2016\n(In thousands)\n"
+        "Las Vegas Strip Resorts $ 1,705,479 $ 1,780,600 $ 1,661,921\n"
+        "Regional Operations 759,096 731,916 399,701\nMGM China 568,294 535,524 529,281\n"
+        "Reportable segment Adjusted Property EBITDA 3,032,869 3,048,040 2,590,903\n",
+        page=38,
+        header="Adjusted EBITDA Year Ended December 31, 2018 2017 2016 (In thousands)",
+    )
+    answer = block_figure("What was MGM China's Adjusted Property EBITDA in 2018?", [(table, "")])
+    assert answer is not None
+    assert answer.text.startswith("MGM China: Adjusted EBITDA 568,294 thousand in 2018")
+
+
 def test_no_block_is_read_that_a_header_alone_titles() -> None:
     # The header names every measure of the table: which block it titles is not said.
     untitled = statement_chunk(
