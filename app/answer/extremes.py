@@ -52,7 +52,8 @@ from app.core.rows import (
 _EXTREME = re.compile(
     r"\bwhich\b[^?]*?\b(?P<extreme>highest|largest|biggest|greatest|most|fastest|strongest"
     r"|lowest|smallest|least|slowest|weakest)"
-    r"\s+(?P<measure>(?:(?:number|amount|value|level|total)\s+of\s+)?[^?,]+?)"
+    r"\s+(?P<measure>(?:(?:number|amount|value|level|total|share|portion|proportion)\s+of\s+)?"
+    r"[^?,]+?)"
     r"(?=\s+(?:in|during|of|at|as of|among|between)\b|\s+for\s+(?:the\s+|its\s+)?"
     r"(?:fiscal|years?|quarters?|period|months|three|six|nine|twelve|first|second|third|fourth|"
     r"full|FY|Q\d|\d)|\s+(?:to|from)\s+(?-i:[A-Z])|\s*[?,]|$)",
@@ -223,13 +224,14 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
     )
     asks = []
     for found in _EXTREME.finditer(question):
-        measure = terms(found.group("measure")) - _GENERIC
-        if measure - _GROWTH and not _WHEN_NOT_WHAT.match(found.group("measure")):
+        named = _part_of_whole(found.group("measure"))
+        measure = terms(named) - _GENERIC
+        if measure - _GROWTH and not _WHEN_NOT_WHAT.match(named):
             asks.append(
                 asked(
                     highest=found.group("extreme").lower() not in _LOWEST,
                     measure=frozenset(measure - _GROWTH),
-                    named=_LEADING_PREPOSITION.sub("", found.group("measure")),
+                    named=_LEADING_PREPOSITION.sub("", named),
                     growth=bool(measure & _GROWTH),
                 )
             )
@@ -264,6 +266,22 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                 )
             )
     return asks
+
+
+_SHARE_OF = re.compile(r"(?:share|portion|proportion)\s+of\s+", re.I)
+
+
+def _part_of_whole(measure: str) -> str:
+    """Returns the measure whose parts a "largest share of" compares, its owner's name left out:
+    "share of Walmart's U.S. capital expenditures" compares parts of capital expenditures, by
+    their amounts. Names alone are the measure where it has no other words ("share of
+    Adjusted EBITDA")."""
+    share = _SHARE_OF.match(measure)
+    if share is None:
+        return measure
+    whole = measure[share.end() :]
+    words = [word for word in whole.split() if not word[:1].isupper()]
+    return " ".join(words) if words else whole
 
 
 def table_extreme(

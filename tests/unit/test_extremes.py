@@ -58,6 +58,13 @@ QUESTION = (
     [
         (QUESTION, True, {"notional"}, 2021),
         (
+            "In fiscal 2018, which category received the largest share of Walmart's U.S. "
+            "capital expenditures, and how much was spent on it?",
+            True,
+            terms("capital expenditures"),
+            2018,
+        ),
+        (
             "Which SunSpider benchmark has the highest number of traces per tree?",
             True,
             terms("traces per tree"),
