@@ -63,6 +63,15 @@ _EXTREME = re.compile(
 ("the most revenue to NVIDIA"), and a period it is "for" ("for fiscal 2022"); other words go on
 with it ("the highest sales to external customers", "the largest provision for credit losses"),
 and "of" after a word that names no measure ("the highest number of traces per tree")."""
+_PART_EXTREME = re.compile(
+    r"\bwhich\s+(?:component|part|category|item|element|source|type|kind)s?\s+of\s+"
+    r"(?P<measure>[^?,]+?)\s+(?:was|were|is|are)\s+(?:the\s+)?"
+    r"(?P<extreme>highest|largest|biggest|greatest|lowest|smallest)\b",
+    re.I,
+)
+"""Which part of a measure is the largest, the measure named before the extreme: "Which
+component of American Water Works' Regulated Businesses operation and maintenance expense was
+the largest in 2022?" compares the parts of operation and maintenance expense."""
 _LOWEST = ("lowest", "smallest", "least", "slowest", "weakest")
 _GROWTH = frozenset({"growth", "grow", "increas", "rise", "gain"})
 """Terms of a measure that ask how fast a figure grew ("the fastest net sales growth"), read
@@ -223,8 +232,8 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
         written=frozenset(written_words(question)),
     )
     asks = []
-    for found in _EXTREME.finditer(question):
-        named = _part_of_whole(found.group("measure"))
+    for found in [*_EXTREME.finditer(question), *_PART_EXTREME.finditer(question)]:
+        named = _part_of_whole(found.group("measure"), found.re is _PART_EXTREME)
         measure = terms(named) - _GENERIC
         if measure - _GROWTH and not _WHEN_NOT_WHAT.match(named):
             asks.append(
@@ -271,15 +280,15 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
 _SHARE_OF = re.compile(r"(?:share|portion|proportion)\s+of\s+", re.I)
 
 
-def _part_of_whole(measure: str) -> str:
-    """Returns the measure whose parts a "largest share of" compares, its owner's name left out:
-    "share of Walmart's U.S. capital expenditures" compares parts of capital expenditures, by
-    their amounts. Names alone are the measure where it has no other words ("share of
-    Adjusted EBITDA")."""
+def _part_of_whole(measure: str, whole_named: bool = False) -> str:
+    """Returns the measure whose parts a "largest share of" (or "which component of", when
+    `whole_named`) compares, its owner's name left out: "share of Walmart's U.S. capital
+    expenditures" compares parts of capital expenditures, by their amounts. Names alone are
+    the measure where it has no other words ("share of Adjusted EBITDA")."""
     share = _SHARE_OF.match(measure)
-    if share is None:
+    if share is None and not whole_named:
         return measure
-    whole = measure[share.end() :]
+    whole = measure[share.end() :] if share else measure
     words = [word for word in whole.split() if not word[:1].isupper()]
     return " ".join(words) if words else whole
 

@@ -65,6 +65,13 @@ QUESTION = (
             2018,
         ),
         (
+            "Which component of American Water Works' Regulated Businesses operation and "
+            "maintenance expense was the largest in 2022, and how much was it?",
+            True,
+            terms("operation and maintenance expense"),
+            2022,
+        ),
+        (
             "Which SunSpider benchmark has the highest number of traces per tree?",
             True,
             terms("traces per tree"),
