@@ -355,16 +355,41 @@ FOLLOWING_CHUNKS = 2
 def _explanations(
     ranked: Sequence[Candidate], context: Sequence[Candidate], following: Following
 ) -> list[Candidate]:
-    """Returns the prose under each ranked table, where it is not in `context`: a filing says
-    why a table's figures moved in the paragraph after it ("In 2020, the Company's capital
-    expenditures increased $168 million primarily due to ..." under the capital expenditures
-    by category), which the search may leave out."""
+    """Returns the prose under each ranked table or heading, where it is not in `context`: a
+    filing says why a table's figures moved in the paragraph after it ("In 2020, the Company's
+    capital expenditures increased $168 million primarily due to ..." under the capital
+    expenditures by category), which the search may leave out, and a heading that ranks alone
+    ("Market-Based Businesses") stands over its table and the prose that explains it."""
     found = []
-    for table in _tables(ranked):
+    for chunk in ranked:
+        table: Candidate | None = chunk
+        if _is_heading(chunk):
+            table = following(chunk)
+            if table is not None and table.table_header is None:
+                found.append((chunk, table))
+                continue
+        if table is None or table.table_header is None:
+            continue
         _, after = _table_rest(table, following, FOLLOWING_CHUNKS - 1)
         if after is not None and after.table_header is None:
-            found.append((table, after))
+            found.append((chunk, after))
     return _read_on(found, context)
+
+
+_SENTENCE_END = re.compile(r"[.:;!?]\s*$")
+HEADING_CHARS = 80
+"""A chunk of one line shorter than this, ending no sentence, is a heading alone."""
+
+
+def _is_heading(chunk: Candidate) -> bool:
+    """Says whether a chunk is a heading alone, cut from the table or prose it heads."""
+    text = chunk.content.strip()
+    return (
+        chunk.table_header is None
+        and "\n" not in text
+        and len(text) < HEADING_CHARS
+        and not _SENTENCE_END.search(text)
+    )
 
 
 _ASKS_TOTAL = re.compile(r"\btotal\b", re.I)

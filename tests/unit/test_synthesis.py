@@ -792,6 +792,40 @@ def test_a_why_question_reads_the_prose_under_a_ranked_table(embedder: Embedder)
     }
 
 
+def test_a_why_question_reads_the_prose_under_a_ranked_heading_and_its_table(
+    embedder: Embedder,
+) -> None:
+    heading = replace(statement_chunk(1, "Market-Based Businesses", page=67), term_coverage=0.5)
+    caption = "Presented in the table below is information for the Market-Based Businesses:"
+    table = replace(
+        statement_chunk(
+            2, f"{caption}\n(In millions) 2021 2020\nOperating revenues $ 563 $ 540", page=67
+        ),
+        table_header=(0, len(caption)),
+        table_header_text=caption,
+    )
+    why = (
+        "In 2021, as compared to 2020, operating revenues increased $23 million primarily due "
+        "to a $32 million increase in capital and O&M projects in the Military Services Group."
+    )
+    explanation = statement_chunk(3, why, page=67)
+    size = statement_chunk(
+        4,
+        "Operating revenues for the Company's Market-Based Businesses were $563 million for "
+        "2021 and $540 million for 2020.",
+        page=14,
+    )
+    after = {heading.chunk_id: table, table.chunk_id: explanation}
+    answer = synthesize(
+        "Why did operating revenues of the Market-Based Businesses increase in 2021?",
+        [size, heading],
+        [size, heading],
+        embedder,
+        following=lambda chunk: after.get(chunk.chunk_id),
+    )
+    assert why in [claim.text for claim in answer.claims]
+
+
 def test_a_question_asking_a_total_reads_the_rest_of_a_ranked_table(embedder: Embedder) -> None:
     caption = "The following table summarizes our contractual obligations (in millions):"
     head = f"{caption}\nTotal Less than 1 year 1-3 years\n"
