@@ -105,6 +105,10 @@ BLIND5 = "financebench-blind 5"
 """bench/data/financebench_blind5.jsonl's questions, written blind in session 33, over the same
 filings: a third of them metrics worked out from the statements."""
 BLIND5_OWN = "financebench-blind 5, own filing"
+BLIND6 = "financebench-blind 6"
+"""bench/data/financebench_blind6.jsonl's questions, written blind in session 34, over the same
+filings."""
+BLIND6_OWN = "financebench-blind 6, own filing"
 STYLE_SETS = (
     ("financebench_more", MORE, MORE_OWN),
     ("financebench_held", HELD, HELD_OWN),
@@ -113,6 +117,7 @@ STYLE_SETS = (
     ("financebench_blind3", BLIND3, BLIND3_OWN),
     ("financebench_blind4", BLIND4, BLIND4_OWN),
     ("financebench_blind5", BLIND5, BLIND5_OWN),
+    ("financebench_blind6", BLIND6, BLIND6_OWN),
 )
 """(file in bench/data, source in one collection, source within the question's filing)."""
 SEC_HELD = "10-Q held"
@@ -463,8 +468,8 @@ def section(
         collections.append(
             f"FinanceBench's {files} filings ({pages:,} pages; FinanceBench's questions and "
             "bench/data's financebench_more, financebench_held, financebench_blind, "
-            "financebench_blind2, financebench_blind3, financebench_blind4 and financebench_blind5 "
-            "are asked "
+            "financebench_blind2, financebench_blind3, financebench_blind4, financebench_blind5 "
+            "and financebench_blind6 are asked "
             "over all of them, and again restricted to the question's filing)"
         )
     asked = "every question" if every <= 1 else f"every {every}th question"

@@ -118,6 +118,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 "financebench_blind3",
                 "financebench_blind4",
                 "financebench_blind5",
+                "financebench_blind6",
             )
         },
         "sec10q-held": EvalSet(
@@ -413,7 +414,9 @@ def main() -> None:
             "financebench-blind3 = `bench/data/financebench_blind3.jsonl` (24), written blind in "
             "session 27; financebench-blind4 = `bench/data/financebench_blind4.jsonl` (24), "
             "written blind in session 31; financebench-blind5 = "
-            "`bench/data/financebench_blind5.jsonl` (24), written blind in session 33; docs = "
+            "`bench/data/financebench_blind5.jsonl` (24), written blind in session 33; "
+            "financebench-blind6 = `bench/data/financebench_blind6.jsonl` (24), written blind in "
+            "session 34; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",
