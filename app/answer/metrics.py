@@ -114,6 +114,10 @@ def _cash_flow_of(activities: str) -> str:
     return rf"(?:net )?cash(?: flows?)?(?: {way})* {activities}(?: of continuing operations)?"
 
 
+_THE_OWNERS = r"(?: attributable to (?![\w .,'&-]*\bnon-?controlling)[\w .,'&-]+)?"
+"""Whose a line item is, when it says: the company's owners ("attributable to General Mills"),
+not "(redeemable and) noncontrolling interests", another's part of it."""
+
 LINE_ITEMS: dict[str, LineItem] = {
     "revenue": _item(
         "revenue",
@@ -143,8 +147,7 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "net_income": _item(
         "net income",
-        rf"(?:consolidated )?net (?:income|earnings){_OR_LOSS}"
-        r"(?: attributable to (?!non)[\w .,'&-]+)?",
+        rf"(?:consolidated )?net (?:income|earnings){_OR_LOSS}{_THE_OWNERS}",
         r"net (income|earnings)",
         "income",
         prefer=r"attributable",
@@ -229,7 +232,7 @@ LINE_ITEMS: dict[str, LineItem] = {
     "equity": _item(
         "total shareholders' equity",
         r"total (?:stockholders|shareholders|shareowners|common shareholders)' equity"
-        r"(?: attributable to (?!non)[\w .,'&-]+)?",
+        + _THE_OWNERS,
         r"equity",
         "balance",
         asked=r"\b(?:total )?(?:stockholders|shareholders)\'? equity\b",

@@ -502,6 +502,18 @@ def test_labels_of_income_that_was_a_loss_some_years(item: str, label: str) -> N
     )
 
 
+@pytest.mark.parametrize(
+    "label",
+    ["Net earnings attributable to redeemable and noncontrolling interests",
+     "Net income attributable to non-controlling interests"],
+)  # fmt: skip
+def test_net_income_attributed_to_others_is_not_the_company_s(label: str) -> None:
+    assert not LINE_ITEMS["net_income"].label.fullmatch(normal_label(label))
+    assert LINE_ITEMS["net_income"].label.fullmatch(
+        normal_label("Net earnings attributable to General Mills")
+    )
+
+
 def test_an_expense_printed_in_parentheses_counts_by_its_size() -> None:
     answer = worked_out(
         "What is Verizon's FY2021 interest coverage ratio?",
