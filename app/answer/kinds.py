@@ -36,7 +36,7 @@ _ASKS = {
         r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|led to|contributed to|explains|"
         r"accounted for|turned|pushed|lifted|weighed on|hurt|helped)\b|"
         r"\b(?:reasons?|drivers?|causes?|factors?) (?:for|of|behind)\b|"
-        r"\bwhat (?:factors|drivers)\b",
+        r"\b(?:what|which) (?:factors|drivers|reasons)\b",
         re.I,
     ),
     Asked.COUNT: re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I),

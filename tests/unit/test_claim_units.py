@@ -195,6 +195,7 @@ def test_code_may_start_a_sentence() -> None:
         ("Why did Walmart's net income decline in fiscal 2018?", {Asked.REASON}),
         ("What turned the segment from an operating loss to operating income?", {Asked.REASON}),
         ("What weighed on gross margin in the quarter?", {Asked.REASON}),
+        ("Which factors did Lockheed Martin cite for the 2% decline in net sales?", {Asked.REASON}),
         ("How does a tracing compiler speed up loops?", set()),
     ],
 )
