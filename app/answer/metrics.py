@@ -1179,8 +1179,16 @@ def figure_value(cell: str) -> float | None:
 
 def column_years(header: str) -> list[int]:
     """Returns the years that head a table's columns, in their order: "December 28, 2019
-    December 29, 2018" gives [2019, 2018]."""
-    return [int(year) for year in _COLUMN_YEAR.findall(header)]
+    December 29, 2018" gives [2019, 2018]. A year of the caption's prose heads none ("that
+    became effective during 2019 through 2021: ... 2021 2020 2019")."""
+    return [
+        int(found.group(1))
+        for found in _COLUMN_YEAR.finditer(header)
+        if not _PROSE_BEFORE_YEAR.search(header, 0, found.start())
+    ]
+
+
+_PROSE_BEFORE_YEAR = re.compile(r"\b(?:during|through|from|since|between|until)\s+$", re.I)
 
 
 def statement_of(title: str) -> Statement | None:

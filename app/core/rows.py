@@ -124,13 +124,28 @@ def one_figure_row_at(lines: Sequence[str], index: int, *, under_row: bool) -> b
 
 def row_label(row: str) -> str:
     """Returns a row's label, the words before its first figure: "Operating income" of
-    "Operating income $ 22,352 $ 20,364 10%"; the whole text of a row with no figure."""
-    label = []
-    for cell in row.split():
-        if NUMERIC_CELL.match(cell) or _NIL.match(cell) or _CURRENCY.match(cell):
+    "Operating income $ 22,352 $ 20,364 10%"; the whole text of a row with no figure. The
+    figures of an aside the label opens are the label's: "Pennsylvania (effective January 28,
+    2021)" of "Pennsylvania (effective January 28, 2021) 70 — —", unless it never closes."""
+    cells = row.split()
+    with_asides = _label_cells(cells, asides=True)
+    if with_asides is not None:
+        return " ".join(with_asides)
+    return " ".join(_label_cells(cells, asides=False) or [])
+
+
+def _label_cells(cells: list[str], *, asides: bool) -> list[str] | None:
+    """Returns the cells before the first figure, past those within parentheses when `asides`;
+    None when an aside is still open where the row ends."""
+    label: list[str] = []
+    opened = 0
+    for cell in cells:
+        if not opened and (NUMERIC_CELL.match(cell) or _NIL.match(cell) or _CURRENCY.match(cell)):
             break
         label.append(cell)
-    return " ".join(label)
+        if asides:
+            opened = max(opened + cell.count("(") - cell.count(")"), 0)
+    return None if opened else label
 
 
 def is_period_line(line: str) -> bool:

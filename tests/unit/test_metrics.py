@@ -864,3 +864,11 @@ def test_a_ratio_asked_in_percent_and_the_net_income_attributable_to_the_company
     answer = computed_answer(asked, [(income, ""), (balance, "")])
     assert answer is not None
     assert answer.text.startswith("FY2018 return on assets: 4.9% (net income 9,862 / average")
+
+
+def test_a_caption_s_years_head_no_column() -> None:
+    assert column_years(
+        "resulting from general rate cases authorizations that became effective during 2019 "
+        "through 2021: (In millions) 2021 2020 2019"
+    ) == [2021, 2020, 2019]
+    assert column_years("As of December 31, 2021 and 2020") == [2021, 2020]

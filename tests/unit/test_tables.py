@@ -48,6 +48,13 @@ def test_a_rows_label_is_its_words_before_its_figures() -> None:
     assert row_label("Total operating expenses 13,415 12,809") == "Total operating expenses"
     assert row_label("Deferred revenue — 1,204") == "Deferred revenue"
     assert row_label(PROSE) == PROSE
+    # An aside's figures are the label's, where the aside closes.
+    assert (
+        row_label("Pennsylvania (effective January 28, 2021) 70 — —")
+        == "Pennsylvania (effective January 28, 2021)"
+    )
+    assert row_label("Interest expense (3,602) 5,772") == "Interest expense"
+    assert row_label("Other (effective 2021 70 80") == "Other (effective"
 
 
 def test_a_statement_is_found_with_its_header() -> None:
