@@ -897,18 +897,10 @@ def block_figure(
     they add in parentheses aside (a note's marker, "Advertising services (5)"); of several
     rows, the one with the longest label. A line of period words ("Six Months Ended") titles
     no block; a question asking a share is not answered by a figure."""
-    when = _when_asked(question)
-    if when is None or _ASKS_SHARE.search(question):
+    figure = _figure_asked(question)
+    if figure is None:
         return None
-    year, period, quarterly = when
-    asked = ExtremeQuestion(
-        highest=True,
-        measure=frozenset(),
-        year=year,
-        named="",
-        period=period,
-        quarterly=quarterly is not None,
-    )
+    asked, year, quarterly = figure
     question_terms = terms(question)
     found: list[tuple[int, str, Row]] = []
     for title_lines, block in _blocks(table, asked, year, page_before):
@@ -947,23 +939,15 @@ def section_figure(
 
     The section is named when the question writes all its terms and it is no row's measure
     (a section "Net Revenues"); a row is named as in block_figure, a total by what it sums."""
-    when = _when_asked(question)
-    if when is None or not table or _ASKS_SHARE.search(question):
+    figure = _figure_asked(question)
+    if figure is None or not table:
         return None
+    asked, year, quarterly = figure
     question_terms = terms(question)
     section = table[0][0].section or ""
     part = _label_terms(section)
     if not part or not part <= question_terms:
         return None
-    year, period, quarterly = when
-    asked = ExtremeQuestion(
-        highest=True,
-        measure=frozenset(),
-        year=year,
-        named="",
-        period=period,
-        quarterly=quarterly is not None,
-    )
     found: list[tuple[int, Row]] = []
     for _, block in _blocks(table, asked, year, page_before):
         for row in block:
@@ -982,6 +966,25 @@ def section_figure(
     scale = f" {named[0].scale.removesuffix('s')}" if named[0].scale else ""
     said = f"{section}: {compared.name} {shown_figure(compared.value)}{scale}"
     return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
+
+
+def _figure_asked(question: str) -> tuple[ExtremeQuestion, int, Period | None] | None:
+    """Returns how a part's one figure `question` asks is read (rows of the year or period
+    asked, no measure compared), the year, and the period where it is part of a year; None when
+    it names no year or asks a share, which no row's figure states."""
+    when = _when_asked(question)
+    if when is None or _ASKS_SHARE.search(question):
+        return None
+    year, period, quarterly = when
+    asked = ExtremeQuestion(
+        highest=True,
+        measure=frozenset(),
+        year=year,
+        named="",
+        period=period,
+        quarterly=quarterly is not None,
+    )
+    return asked, year, quarterly
 
 
 def _when_asked(question: str) -> tuple[int, Period | None, Period | None] | None:
