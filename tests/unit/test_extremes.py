@@ -3,6 +3,7 @@ the answer that names the row and quotes every row compared."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import pymupdf
@@ -20,6 +21,7 @@ from app.answer.extremes import (
     section_figure,
     table_extreme,
 )
+from app.core.chunks import Candidate
 from app.pdf.reader import extract_page
 from tests.helpers.chunks import statement_chunk
 from tests.helpers.corpus import corpus_path
@@ -33,6 +35,13 @@ def asked_extreme(question: str) -> ExtremeQuestion | None:
 
 def answered(comparison: Comparison | None) -> Answer | None:
     return compared_answer([comparison]) if comparison else None
+
+
+def figure_text(read: Callable[..., Answer | None], question: str, chunk: Candidate) -> str:
+    """Returns the text of the figure `read` answers `question` with from a table of `chunk`."""
+    answer = read(question, [(chunk, "")])
+    assert answer is not None
+    return answer.text
 
 
 NOTIONAL_ABOVE = (
@@ -444,24 +453,22 @@ def test_a_quarterly_table_compared_in_the_period_asked(question: str, start: st
 
 
 def test_a_part_s_figure_is_read_in_the_block_its_measure_titles() -> None:
-    answer = block_figure(
+    assert figure_text(
+        block_figure,
         "What operating income did Microsoft's Intelligent Cloud segment report for the quarter "
         "ended March 31, 2023?",
-        [(SEGMENTS, "")],
-    )
-    assert answer is not None
-    assert answer.text.startswith(
+        SEGMENTS,
+    ).startswith(
         "Intelligent Cloud: Operating Income 9,476 million in the three months ended March 31, "
         "2023 [1]"
     )
     # The first block is titled by its own line ("Revenue") too.
-    answer = block_figure(
+    assert figure_text(
+        block_figure,
         "What revenue did Microsoft's Intelligent Cloud segment report in the quarter ended "
         "March 31, 2022?",
-        [(SEGMENTS, "")],
-    )
-    assert answer is not None
-    assert answer.text.startswith("Intelligent Cloud: Revenue 19,051 million in the three months")
+        SEGMENTS,
+    ).startswith("Intelligent Cloud: Revenue 19,051 million in the three months")
 
 
 SEGMENT_RESULTS = replace(
@@ -482,21 +489,19 @@ SEGMENT_RESULTS = replace(
 
 
 def test_a_part_s_figure_is_read_in_the_table_its_section_holds() -> None:
-    answer = section_figure(
+    assert figure_text(
+        section_figure,
         "What was the net income of JPMorgan Chase's Consumer & Community Banking segment in "
         "the first quarter of 2021?",
-        [(SEGMENT_RESULTS, "")],
-    )
-    assert answer is not None
-    assert answer.text.startswith("Consumer & Community Banking: Net income 6,728 million")
+        SEGMENT_RESULTS,
+    ).startswith("Consumer & Community Banking: Net income 6,728 million")
     # The part's total is its figure of what the total sums.
-    answer = section_figure(
+    assert figure_text(
+        section_figure,
         "What was the net revenue of JPMorgan Chase's Consumer & Community Banking segment in "
         "the first quarter of 2021?",
-        [(SEGMENT_RESULTS, "")],
-    )
-    assert answer is not None
-    assert answer.text.startswith("Consumer & Community Banking: Total net revenue 12,517")
+        SEGMENT_RESULTS,
+    ).startswith("Consumer & Community Banking: Total net revenue 12,517")
     # Another segment's question, or one of no row the table has, is not answered from it.
     for question in (
         "What was the net income of JPMorgan Chase's Commercial Banking segment in the first "
