@@ -4,6 +4,7 @@ items, and the answer worked out from them with each row cited."""
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 import pytest
 
@@ -19,6 +20,7 @@ from app.answer.metrics import (
     normal_label,
     owned_by,
 )
+from app.core.chunks import Candidate
 from tests.helpers.chunks import statement_chunk
 
 INCOME = statement_chunk(
@@ -409,9 +411,14 @@ def test_no_answer_when_a_line_item_is_missing() -> None:
 
 def worked_out(question: str, statement: str) -> str:
     """Returns the text of the answer computed for `question` from one chunk of `statement`."""
+    return computed_from(question, [statement_chunk(6, statement, page=63)])
+
+
+def computed_from(question: str, chunks: Sequence[Candidate]) -> str:
+    """Returns the text of the answer computed for `question` from `chunks`, in their order."""
     asked = asked_metric(question)
     assert asked is not None
-    answer = computed_answer(asked, [(statement_chunk(6, statement, page=63), "")])
+    answer = computed_answer(asked, [(chunk, "") for chunk in chunks])
     assert answer is not None
     return answer.text
 
@@ -818,13 +825,10 @@ def test_a_table_a_sentence_announces_is_not_the_statement_it_refers_to() -> Non
         page=56,
         header="Consolidated Statements of Operations 2015 2014 2013 (In millions)",
     )
-    asked = asked_metric(
-        "What is AMD's FY2015 research and development expense as a percentage of net revenue?"
-    )
-    assert asked is not None
-    answer = computed_answer(asked, [(note, ""), (income, "")])
-    assert answer is not None
-    assert answer.text.startswith("FY2015 R&D as a share of revenue: 23.7%")
+    assert computed_from(
+        "What is AMD's FY2015 research and development expense as a percentage of net revenue?",
+        [note, income],
+    ).startswith("FY2015 R&D as a share of revenue: 23.7%")
 
 
 def test_a_row_whose_label_holds_figures_of_its_own_before_its_leaders() -> None:
@@ -856,14 +860,11 @@ def test_a_ratio_asked_in_percent_and_the_net_income_attributable_to_the_company
         page=59,
         header="Consolidated Balance Sheets (in millions) 2018 2017",
     )
-    asked = asked_metric(
+    assert computed_from(
         "What is Walmart's FY2018 return on assets? Answer in units of percents and round to "
-        "one decimal place."
-    )
-    assert asked is not None
-    answer = computed_answer(asked, [(income, ""), (balance, "")])
-    assert answer is not None
-    assert answer.text.startswith("FY2018 return on assets: 4.9% (net income 9,862 / average")
+        "one decimal place.",
+        [income, balance],
+    ).startswith("FY2018 return on assets: 4.9% (net income 9,862 / average")
 
 
 def test_a_caption_s_years_head_no_column() -> None:
