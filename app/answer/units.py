@@ -107,6 +107,13 @@ the sentence before moved ("Our gross profit rate decreased 26 basis points for 
 ... For fiscal 2018, the decrease was primarily due to strategic price investments ..."): it
 is quoted with that sentence, once (the next year's reason, pointing back the same way, stands
 alone)."""
+_RESTATED_CHANGE = re.compile(
+    r"^(?P<measure>[A-Z][a-z]+(?: [a-z]+){0,3}) (?:increased|decreased|declined|grew|rose|fell)\b"
+)
+"""A sentence that opens with the measure alone ("Net sales increased by approximately $375
+million on classified contracts ...") after one that names whose measure moved ("Aeronautics'
+net sales in 2022 increased $239 million"): it says why that owner's figure moved, and is
+quoted with the sentence that names the owner."""
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)
 _BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
 _MARK = rf"(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])"
@@ -395,7 +402,10 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             continue
         beginning = None
         if len(words) >= MIN_WORDS:
-            points_back = _ANAPHORA.match(text) or (not joined and _CHANGE_ANAPHORA.match(text))
+            points_back = _ANAPHORA.match(text) or (
+                not joined
+                and (_CHANGE_ANAPHORA.match(text) or _restates_owned_change(units, content, text))
+            )
             joined = bool(points_back) and _right_after(units, content, start)
             if joined:
                 units[-1] = Unit(((units[-1].parts[0][0], end),), "sentence")
@@ -496,6 +506,17 @@ def holds_series(text: str) -> bool:
     """Whether `text` names a series of things: three items or more between commas or
     semicolons, or a bulleted line."""
     return _SERIES.search(text) is not None
+
+
+def _restates_owned_change(units: list[Unit], content: str, text: str) -> bool:
+    """Says whether `text` restates the change of a measure the last unit gives an owner
+    (_RESTATED_CHANGE)."""
+    restated = _RESTATED_CHANGE.match(text)
+    if restated is None or not units:
+        return False
+    before = " ".join(content[a:b] for a, b in units[-1].parts)
+    measure = re.escape(restated.group("measure").lower())
+    return re.search(rf"\w['\u2019]s? {measure}\b", before, re.I) is not None
 
 
 def _right_after(units: list[Unit], content: str, start: int) -> bool:

@@ -350,6 +350,18 @@ def test_the_reason_for_a_change_is_quoted_with_the_change_once() -> None:
     assert shown(f"{change} {named}") == [("sentence", change), ("sentence", named)]
 
 
+def test_a_change_restated_without_its_owner_is_quoted_with_the_owners() -> None:
+    owned = "Aeronautics\u2019 net sales in 2022 increased $239 million, or 1%, compared to 2021."
+    reason = (
+        "Net sales increased by approximately $375 million on classified contracts primarily "
+        "due to higher volume."
+    )
+    assert shown(f"{owned} {reason}") == [("sentence", f"{owned} {reason}")]
+    # After a sentence that gives the measure no owner, it stands alone.
+    unowned = "The segment's results were mixed in 2022 as programs matured."
+    assert shown(f"{unowned} {reason}") == [("sentence", unowned), ("sentence", reason)]
+
+
 def test_an_example_is_quoted_with_the_sentence_it_is_an_example_of() -> None:
     text = (
         "HPC systems may consider alternate options for malware scanning. For example, conduct "
