@@ -91,12 +91,17 @@ _ENDS_DATED = re.compile(r"\b(?:19|20)\d\d$")
 """A statement that ends in a year with no stop is whole all the same: a cover page's
 "10,334,030,586 shares of common stock, par value $0.01 per share, outstanding as of October 18,
 2023"."""
-_ANAPHORA = re.compile(r"^(?:(?:These|Those|Such)\s+[a-z]+\b(?! of\b)|For (?:example|instance),)")
+_ANAPHORA = re.compile(
+    r"^(?:(?:These|Those|Such)\s+[a-z]+\b(?! of\b)|For (?:example|instance),|In addition,|"
+    r"Additionally,)"
+)
 """A sentence that names its subject only by pointing back ("These strategies enable the
-model to process sequences of up to 131,072 tokens"), or that gives an example of the one
-before ("For example, conduct scanning at write, ..."), is quoted with the sentence before it,
-which says what they are. Singular "This ..." often names the document itself ("This proposed
-AD would apply ..."): joined too, it made two wrong answers confident on bench/data."""
+model to process sequences of up to 131,072 tokens"), that gives an example of the one before
+("For example, conduct scanning at write, ..."), or that adds to it ("In addition, movements
+in foreign exchange rates had an adverse impact ..." after a decrease's main causes), is
+quoted with the sentence before it, which says what they are. Singular "This ..." often names
+the document itself ("This proposed AD would apply ..."): joined too, it made two wrong
+answers confident on bench/data."""
 _CHANGE_ANAPHORA = re.compile(
     r"^(?:(?:For|In|During) [^,.]{0,60}?(?:19|20)\d\d\s?,\s+)?(?:The|the|This|this) "
     r"(?:increase|decrease|decline|change|improvement|growth|reduction|rise|drop)\b"

@@ -370,6 +370,14 @@ def test_an_example_is_quoted_with_the_sentence_it_is_an_example_of() -> None:
     assert shown(text) == [("sentence", text)]
 
 
+def test_a_further_reason_is_quoted_with_the_one_it_adds_to() -> None:
+    text = (
+        "The decrease in gross margin was primarily driven by higher freight costs. In "
+        "addition, movements in foreign exchange rates had an adverse impact of $422 million."
+    )
+    assert shown(text) == [("sentence", text)]
+
+
 def test_a_description_under_the_code_it_describes_is_quoted_with_it() -> None:
     content = (
         "y ~ poly(x,2)\ny ~ 1 + x + I(x^2)\n\nPolynomial regression of y on x of degree 2. "
