@@ -13,12 +13,19 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from math import inf
 
 from app.core.records import Rect
 from app.core.rows import NUMERIC_CELL
 
 Box = Rect | None
 """A character's box, or None for a separator citelock inserted (it has no glyph)."""
+
+Span = tuple[float, float]
+"""Where a group of lines starts and ends along x."""
+
+RowLink = tuple[float, float]
+"""A line's left edge, and the leftmost left edge of the lines of its block on its row."""
 
 COLUMN_GAP = 4.0
 """Points of empty width that separate columns. Federal Register gutters are about 6.5 pt."""
@@ -217,13 +224,23 @@ def _merge_columnar_bands(bands: list[list[Fragment]], min_width: float) -> list
     From each band, the longest run of following bands that has columns as a whole is
     merged: judged one band at a time, a narrow heading atop a column would stop its
     column forming.
+
+    A table's rows chain on (their cells leave empty stripes between them) and each row's
+    label and figures share a line, so from each of n rows some n runs are tried and none
+    has columns. Runs whose every gutter a line crosses are known to have none from the
+    spans of the chain and the lines that share a row, without sorting their lines again.
     """
+    links = _row_links(bands)
     merged: list[list[Fragment]] = []
     start = 0
     while start < len(bands):
-        end = _chain_end(bands, start)
+        chain = _chain_spans(bands, start)
+        end = start + len(chain)
+        crossed = (
+            [False] * len(chain) if links is None else _gutters_crossed(chain, links[start:end])
+        )
         run = [f for band in bands[start:end] for f in band]
-        while end > start + 1 and len(_columns(run, min_width)) < 2:
+        while end > start + 1 and (crossed[end - start - 1] or len(_columns(run, min_width)) < 2):
             end -= 1
             run = run[: len(run) - len(bands[end])]
         merged.append(run)
@@ -231,25 +248,80 @@ def _merge_columnar_bands(bands: list[list[Fragment]], min_width: float) -> list
     return merged
 
 
-def _chain_end(bands: list[list[Fragment]], start: int) -> int:
-    """Returns where the run of bands from `start` that keeps an empty vertical stripe ends."""
-    covered: list[tuple[float, float]] = []
+def _chain_spans(bands: list[list[Fragment]], start: int) -> list[list[Span]]:
+    """Returns the x-intervals covered by each run of bands from `start` that keeps an
+    empty vertical stripe, shortest run first: the spans of the groups its lines make."""
+    chain: list[list[Span]] = []
+    covered: list[Span] = []
     for end in range(start, len(bands)):
         covered = _covered_spans(covered + [(f.bbox[0], f.bbox[2]) for f in bands[end]])
         if len(covered) < 2 and end > start:
-            return end
-    return len(bands)
+            break
+        chain.append(covered)
+    return chain
 
 
-def _covered_spans(spans: list[tuple[float, float]]) -> list[tuple[float, float]]:
+def _covered_spans(spans: list[Span]) -> list[Span]:
     """Returns the x-intervals these spans cover, merged across gaps narrower than a gutter."""
-    merged: list[tuple[float, float]] = []
+    merged: list[Span] = []
     for start, end in sorted(spans):
         if merged and start - merged[-1][1] <= COLUMN_GAP:
             merged[-1] = (merged[-1][0], max(merged[-1][1], end))
         else:
             merged.append((start, end))
     return merged
+
+
+def _row_links(bands: list[list[Fragment]]) -> list[list[RowLink]] | None:
+    """Returns, for each band, its lines that share a row with another line of their block,
+    as row links; None when some box has its edges out of order (or not numbers).
+
+    `_columns` joins two groups where such lines stand (a gutter never cuts through a line).
+    Lines on one row overlap vertically, so no empty horizontal stripe parts them: they are
+    in one band. The spans a chain covers are those of the groups `_columns` makes, and a
+    line stands in the group whose span holds its left edge. All of this holds for boxes
+    whose edges are in order, as PyMuPDF's are.
+    """
+    if not all(f.bbox[0] <= f.bbox[2] and f.bbox[1] <= f.bbox[3] for band in bands for f in band):
+        return None
+    links = []
+    for band in bands:
+        leftmost: dict[Fragment, float] = {}
+        ordered = sorted(band, key=lambda f: (f.block, f.bbox[1]))
+        for index, fragment in enumerate(ordered):
+            for other in ordered[index + 1 :]:
+                if other.block != fragment.block or other.bbox[1] > fragment.bbox[3]:
+                    break
+                if on_one_row(fragment.bbox, other.bbox):
+                    leftmost[fragment] = min(leftmost.get(fragment, other.bbox[0]), other.bbox[0])
+                    leftmost[other] = min(leftmost.get(other, fragment.bbox[0]), fragment.bbox[0])
+        links.append([(fragment.bbox[0], left) for fragment, left in leftmost.items()])
+    return links
+
+
+def _gutters_crossed(chain: list[list[Span]], links: list[list[RowLink]]) -> list[bool]:
+    """Says, for each run of the chain, whether every group but the first shares a line with
+    a group on its left: then `_columns` joins them all, and the run has no columns.
+
+    The runs grow by a band at a time, so their row links are kept sorted by left edge as
+    they come: a group's links are then one slice, whatever the run's spans."""
+    edges: list[float] = []
+    lefts: list[float] = []
+    crossed = []
+    for spans, band in zip(chain, links, strict=True):
+        for edge, left in band:
+            at = bisect.bisect_right(edges, edge)
+            edges.insert(at, edge)
+            lefts.insert(at, left)
+        starts = [span[0] for span in spans]
+        bounds = [bisect.bisect_left(edges, start) for start in starts] + [len(edges)]
+        crossed.append(
+            all(
+                min(lefts[bounds[group] : bounds[group + 1]], default=inf) < starts[group]
+                for group in range(1, len(spans))
+            )
+        )
+    return crossed
 
 
 def _rows(fragments: list[Fragment]) -> list[Fragment]:
