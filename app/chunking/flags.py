@@ -144,7 +144,7 @@ def ocr_noise_score(text: str) -> float:
 
 def _is_noise(token: str, in_cjk: bool) -> bool:
     """Says whether a token with no CJK letter in it is an implausible word."""
-    if any(_is_broken(char) for char in token) or _STRAY_DOT.search(token):
+    if _has_broken(token) or _STRAY_DOT.search(token):
         return True
     core = token.strip(_EDGES)
     if _MISREAD_NUMBER.search(core) and _NUMBER.fullmatch(core.translate(_CONFUSED)):
@@ -173,6 +173,15 @@ def _is_stray_in_cjk(token: str, core: str) -> bool:
 def _is_debris(token: str) -> bool:
     """Says whether a token of punctuation alone is debris, not a mark, an ellipsis or a rule."""
     return len(token) >= 3 and len(set(token)) > 1 and not set(token) <= _RULES
+
+
+def _has_broken(token: str) -> bool:
+    """Says whether one of the token's characters is broken (`_is_broken`). An ASCII token
+    is judged whole, as only a control can break it: most tokens are, and judged a
+    character at a time they took some 40% of the time scoring a filing's text."""
+    if token.isascii():
+        return not token.isprintable()
+    return any(_is_broken(char) for char in token)
 
 
 def _is_broken(char: str) -> bool:
