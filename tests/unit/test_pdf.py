@@ -194,6 +194,21 @@ def test_reading_order_reads_a_statement_by_rows_not_its_label_column_first() ->
     assert ordered == [title.text, *(text for row in rows for text in row)]
 
 
+def test_reading_order_reads_a_long_table_of_one_block_a_row_by_rows() -> None:
+    fragments = []
+    for row in range(40):
+        y = 40 + 14 * row
+        fragments.append(fragment(50, y, 170, f"label {row}", block=row))
+        fragments.append(fragment(300, y, 350, f"{row},001", block=row))
+        fragments.append(fragment(420, y, 470, f"{row},002", block=row))
+    expected = [f.text for f in fragments]
+    assert [f.text for f in reading_order(fragments[::-1], page_width=612)] == expected
+    # A box with its edges out of order turns off the shortcut for such tables: same order.
+    flipped = Fragment(99, "x", [(300, 700, 290, 710)], 10.0, (300, 700, 290, 710))
+    ordered = reading_order([flipped, *fragments[::-1]], page_width=612)
+    assert [f.text for f in ordered] == [*expected, "x"]
+
+
 def test_reading_order_keeps_a_definition_list_in_one_column() -> None:
     rows = []
     for row in range(5):
