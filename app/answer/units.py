@@ -112,6 +112,16 @@ the sentence before moved ("Our gross profit rate decreased 26 basis points for 
 ... For fiscal 2018, the decrease was primarily due to strategic price investments ..."): it
 is quoted with that sentence, once (the next year's reason, pointing back the same way, stands
 alone)."""
+_NAMED_CHANGE = re.compile(
+    r"^(?:(?:For|In|During) [^,.]{0,60}?(?:19|20)\d\d\s?,\s+)?(?:The|the) "
+    r"(?:increase|decrease|decline|change|improvement|growth|reduction|rise|drop) (?:in|of) "
+    r"(?P<subject>[^,.;]{3,60}?) (?:was|were|is|includes?|included|reflects?|reflected|"
+    r"resulted)\b"
+)
+"""A sentence that says why a change it names moved ("The decrease in net sales includes a
+decrease in contributions from volume growth and unfavorable net price realization and mix."),
+right after the sentence that gives that change its owner ("Convenience Stores & Foodservice
+net sales decreased 8 percent in fiscal 2020 ..."): quoted with it, as _CHANGE_ANAPHORA."""
 _RESTATED_CHANGE = re.compile(
     r"^(?P<measure>[A-Z][a-z]+(?: [a-z]+){0,3}) (?:increased|decreased|declined|grew|rose|fell)\b"
 )
@@ -409,7 +419,11 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
         if len(words) >= MIN_WORDS:
             points_back = _ANAPHORA.match(text) or (
                 not joined
-                and (_CHANGE_ANAPHORA.match(text) or _restates_owned_change(units, content, text))
+                and (
+                    _CHANGE_ANAPHORA.match(text)
+                    or _restates_owned_change(units, content, text)
+                    or _names_change_before(units, content, text)
+                )
             )
             joined = bool(points_back) and _right_after(units, content, start)
             if joined:
@@ -522,6 +536,16 @@ def _restates_owned_change(units: list[Unit], content: str, text: str) -> bool:
     before = " ".join(content[a:b] for a, b in units[-1].parts)
     measure = re.escape(restated.group("measure").lower())
     return re.search(rf"\w['\u2019]s? {measure}\b", before, re.I) is not None
+
+
+def _names_change_before(units: list[Unit], content: str, text: str) -> bool:
+    """Says whether `text` gives the cause of a change whose subject the last unit writes
+    (_NAMED_CHANGE)."""
+    named = _NAMED_CHANGE.match(text)
+    if named is None or not units:
+        return False
+    before = " ".join(content[a:b] for a, b in units[-1].parts).lower()
+    return all(word in before for word in _WORD.findall(named.group("subject").lower()))
 
 
 def _right_after(units: list[Unit], content: str, start: int) -> bool:

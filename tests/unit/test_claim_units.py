@@ -362,6 +362,15 @@ def test_a_change_restated_without_its_owner_is_quoted_with_the_owners() -> None
     assert shown(f"{unowned} {reason}") == [("sentence", unowned), ("sentence", reason)]
 
 
+def test_the_cause_of_a_change_it_names_is_quoted_with_the_sentence_that_owns_it() -> None:
+    owned = "Foodservice net sales decreased 8 percent in fiscal 2020 due to the pandemic."
+    cause = "The decrease in net sales includes a decrease in contributions from volume growth."
+    assert shown(f"{owned} {cause}") == [("sentence", f"{owned} {cause}")]
+    # After a sentence on something else, it stands alone.
+    other = "Operating profit decreased 20 percent in fiscal 2020 due to the pandemic."
+    assert shown(f"{other} {cause}") == [("sentence", other), ("sentence", cause)]
+
+
 def test_an_example_is_quoted_with_the_sentence_it_is_an_example_of() -> None:
     text = (
         "HPC systems may consider alternate options for malware scanning. For example, conduct "
