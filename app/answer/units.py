@@ -93,25 +93,27 @@ _ENDS_DATED = re.compile(r"\b(?:19|20)\d\d$")
 2023"."""
 _ANAPHORA = re.compile(
     r"^(?:(?:These|Those|Such)\s+[a-z]+\b(?! of\b)|For (?:example|instance),|In addition,|"
-    r"Additionally,)"
+    r"Additionally,|Specifically,)"
 )
 """A sentence that names its subject only by pointing back ("These strategies enable the
 model to process sequences of up to 131,072 tokens"), that gives an example of the one before
-("For example, conduct scanning at write, ..."), or that adds to it ("In addition, movements
-in foreign exchange rates had an adverse impact ..." after a decrease's main causes), is
-quoted with the sentence before it, which says what they are. Singular "This ..." often names
-the document itself ("This proposed AD would apply ..."): joined too, it made two wrong
-answers confident on bench/data."""
+("For example, conduct scanning at write, ..."), or that adds to it or details it ("In
+addition, movements in foreign exchange rates had an adverse impact ..." after a decrease's
+main causes; "Specifically, these decreases are driven by ..."), is quoted with the sentence
+before it, which says what they are. Singular "This ..." often names the document itself
+("This proposed AD would apply ..."): joined too, it made two wrong answers confident on
+bench/data."""
 _CHANGE_ANAPHORA = re.compile(
     r"^(?:(?:For|In|During) [^,.]{0,60}?(?:19|20)\d\d\s?,\s+)?(?:The|the|This|this) "
+    r"(?:(?:projected|expected|anticipated|overall|net|year-over-year) )?"
     r"(?:increase|decrease|decline|change|improvement|growth|reduction|rise|drop)\b"
     r"(?! (?:in|of|from)\b)"
 )
-"""A sentence that names a change only as "the increase" or "the decrease" says why a figure of
-the sentence before moved ("Our gross profit rate decreased 26 basis points for fiscal 2018
-... For fiscal 2018, the decrease was primarily due to strategic price investments ..."): it
-is quoted with that sentence, once (the next year's reason, pointing back the same way, stands
-alone)."""
+"""A sentence that names a change only as "the increase" or "the decrease" ("the projected
+decline") says why a figure of the sentence before moved ("Our gross profit rate decreased 26
+basis points for fiscal 2018 ... For fiscal 2018, the decrease was primarily due to strategic
+price investments ..."): it is quoted with that sentence, once (the next year's reason,
+pointing back the same way, stands alone)."""
 _NAMED_CHANGE = re.compile(
     r"^(?:(?:For|In|During) [^,.]{0,60}?(?:19|20)\d\d\s?,\s+)?(?:The|the) "
     r"(?:increase|decrease|decline|change|improvement|growth|reduction|rise|drop) (?:in|of) "

@@ -371,6 +371,15 @@ def test_the_cause_of_a_change_it_names_is_quoted_with_the_sentence_that_owns_it
     assert shown(f"{other} {cause}") == [("sentence", other), ("sentence", cause)]
 
 
+def test_a_projected_change_is_quoted_with_its_causes_and_their_details() -> None:
+    text = (
+        "We expect 2022 net sales to decrease by approximately 2% from 2021 levels. The projected "
+        "decline is driven by declines at three of the four business areas. Specifically, these "
+        "decreases are driven by the renationalization of the Atomic Weapons Establishment."
+    )
+    assert shown(text) == [("sentence", text)]
+
+
 def test_an_example_is_quoted_with_the_sentence_it_is_an_example_of() -> None:
     text = (
         "HPC systems may consider alternate options for malware scanning. For example, conduct "
