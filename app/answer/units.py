@@ -388,13 +388,17 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
                 units.append(Unit(((start + described.end(), end),), "sentence"))
             beginning = None
             continue
-        if _LEAD_IN.search(text) and len(words) >= MIN_WORDS:
+        # A lead-in too short to say what it lists ("Our efforts included:") says it with the
+        # sentence before it ("During 2020, we engaged in aggressive cost reduction efforts").
+        said_before = len(words) < MIN_WORDS and _right_after(units, content, start)
+        if _LEAD_IN.search(text) and (len(words) >= MIN_WORDS or said_before):
             if any(end <= a <= end + MAX_LIST_CHARS for a, _ in row_lines):
                 continue  # it introduces a table, whose rows are units of their own
             items = _list_items(content, sentences[index + 1 :])
             if items:
                 taken_until = items[-1][1]
-                units.append(Unit(tuple(_merged([(start, end), *items], content)), "list"))
+                lead = (units.pop().parts[0][0] if said_before else start, end)
+                units.append(Unit(tuple(_merged([lead, *items], content)), "list"))
                 beginning = None
                 continue
         shown = _showing_code(content, sentences, index) if not _COMPLETE.search(text) else []

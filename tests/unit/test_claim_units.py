@@ -38,6 +38,18 @@ def test_lead_in_takes_its_marked_items_first_sentences() -> None:
     )
 
 
+def test_a_short_lead_in_says_what_it_lists_with_the_sentence_before_it() -> None:
+    content = (
+        "During 2020, we engaged in aggressive cost reduction efforts to minimize cash outflows. "
+        "Our efforts included:\n\n"
+        "• reducing or deferring planned capital expenditures;\n\n"
+        "• reducing employee costs through hiring freezes."
+    )
+    [(kind, text)] = shown(content)
+    assert kind == "list"
+    assert text.startswith("During 2020, we engaged") and text.endswith("hiring freezes.")
+
+
 def test_a_lists_items_are_read_one_by_one() -> None:
     content = (
         "Highlights from the second quarter included:\n"
