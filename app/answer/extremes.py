@@ -956,7 +956,7 @@ def section_figure(
             measure = _TOTAL.sub("", row.label)
             held = _label_terms(measure)
             asked_row = bool(held) and held <= question_terms and not part <= held
-            if asked_row and not _NOT_COMPARED.match(measure):
+            if asked_row and year in row.figures and not _NOT_COMPARED.match(measure):
                 found.append((len(held), row))
     longest = max((held for held, _ in found), default=0)
     named = [row for held, row in found if held == longest]

@@ -508,6 +508,8 @@ def test_a_part_s_figure_is_read_in_the_table_its_section_holds() -> None:
         "quarter of 2021?",
         "What was the noninterest expense of JPMorgan Chase's Consumer & Community Banking "
         "segment in the first quarter of 2021?",
+        # A year the table has no column for is no row's figure (it raised KeyError).
+        "What was the net income of JPMorgan Chase's Consumer & Community Banking segment in 2022?",
     ):
         assert section_figure(question, [(SEGMENT_RESULTS, "")]) is None
 
