@@ -119,6 +119,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 "financebench_blind4",
                 "financebench_blind5",
                 "financebench_blind6",
+                "financebench_blind7",
             )
         },
         "sec10q-held": EvalSet(
@@ -416,7 +417,8 @@ def main() -> None:
             "written blind in session 31; financebench-blind5 = "
             "`bench/data/financebench_blind5.jsonl` (24), written blind in session 33; "
             "financebench-blind6 = `bench/data/financebench_blind6.jsonl` (24), written blind in "
-            "session 34; docs = "
+            "session 34; financebench-blind7 = `bench/data/financebench_blind7.jsonl` (20), "
+            "written blind in session 35; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",
