@@ -539,7 +539,7 @@ def _restates_owned_change(units: list[Unit], content: str, text: str) -> bool:
     restated = _RESTATED_CHANGE.match(text)
     if restated is None or not units:
         return False
-    before = " ".join(content[a:b] for a, b in units[-1].parts)
+    before = _quoted(units[-1], content)
     measure = re.escape(restated.group("measure").lower())
     return re.search(rf"\w['\u2019]s? {measure}\b", before, re.I) is not None
 
@@ -550,8 +550,12 @@ def _names_change_before(units: list[Unit], content: str, text: str) -> bool:
     named = _NAMED_CHANGE.match(text)
     if named is None or not units:
         return False
-    before = " ".join(content[a:b] for a, b in units[-1].parts).lower()
+    before = _quoted(units[-1], content).lower()
     return all(word in before for word in _WORD.findall(named.group("subject").lower()))
+
+
+def _quoted(unit: Unit, content: str) -> str:
+    return " ".join(content[a:b] for a, b in unit.parts)
 
 
 def _right_after(units: list[Unit], content: str, start: int) -> bool:
