@@ -116,6 +116,9 @@ _DOWN = re.compile(r"decreas|declin|fell|lower", re.I)
 _LEADING_PREPOSITION = re.compile(r"^(?:by|in|of|to|for)\s+", re.I)
 """What leads the measure asked and is no part of it ("largest by net revenue")."""
 _YEAR = re.compile(r"\b(?:FY\s?)?((?:19|20)\d\d)\b", re.I)
+_SPELLED_OUT = re.compile(r"\s*\([^)]*\)")
+"""What a measure adds in parentheses, mostly its abbreviation ("return on equity (ROE)"): a
+row's label may leave it out ("Return on equity"), as its terms do (_label_terms)."""
 _GENERIC = frozenset({"value", "amount", "total", "figure", "number", "level", "balance"})
 """Words of a measure that any table's title may leave unsaid ("notional value" of a table of
 "notional amounts"), nor a row's label ("Total net revenue")."""
@@ -234,7 +237,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
     asks = []
     for found in [*_EXTREME.finditer(question), *_PART_EXTREME.finditer(question)]:
         named = _part_of_whole(found.group("measure"), found.re is _PART_EXTREME)
-        measure = terms(named) - _GENERIC
+        measure = terms(_SPELLED_OUT.sub(" ", named)) - _GENERIC
         if measure - _GROWTH and not _WHEN_NOT_WHAT.match(named):
             asks.append(
                 asked(
@@ -329,6 +332,103 @@ def table_extreme(
     # where the line "Operating income" titles its own.
     rows = max(titled, key=lambda each: each[0])[1]
     return _comparison(asked, [_row_compared(row, year, growth=asked.growth) for row in rows])
+
+
+@dataclass(frozen=True)
+class PartRow:
+    """A row of the measure asked in a block of rows, or a table, that one part heads."""
+
+    part: str
+    row: Row
+    label: str
+    """The row's label as the page writes it ("Backlog at year-end")."""
+
+
+def part_rows(
+    asked: ExtremeQuestion, table: Sequence[tuple[Candidate, str]], page_before: str = ""
+) -> list[PartRow]:
+    """Returns the rows of the measure asked in the blocks of `table` that a part heads rather
+    than a measure: a block under a short line naming the part (MGM Resorts' "Las Vegas Strip
+    Resorts", "Regional Operations" and "MGM China", each over "Casino", "Rooms", ... rows), or
+    a table titled by the part's results ("Aeronautics' operating results included the
+    following", over "Net sales" ... "Backlog at year-end"). A block's row of the measure is
+    one whose label writes some of its words, the titles above it the rest ("Casino" under
+    "Net Revenues" is casino revenue), the fewest other words of such rows; none where two
+    labels hold as few."""
+    year = asked.year
+    if year is None:
+        return []
+    found = []
+    titled: set[str] = set()
+    for title_lines, block in _blocks(table, asked, year, page_before):
+        titled |= terms(" ".join(title_lines))
+        part = _part_heading(title_lines, asked)
+        rows = [
+            (len(_label_terms(row.label) - asked.measure), row)
+            for row in block
+            if year in row.figures
+            and _label_terms(row.label) & asked.measure
+            and asked.measure <= _label_terms(row.label) | titled
+            and not _NOT_COMPARED.match(row.label)
+        ]
+        fewest = min((extra for extra, _ in rows), default=0)
+        named = [row for extra, row in rows if extra == fewest]
+        if part and len({row.label for row in named}) == 1:
+            label = row_label(shown_text(named[0].chunk.content, named[0].parts))
+            found.append(PartRow(part, named[0], label))
+    return found
+
+
+def parts_extreme(asked: ExtremeQuestion, found: Sequence[PartRow]) -> Comparison | None:
+    """Returns the comparison of the parts' rows of one label (of several labels, the one the
+    most parts hold, the first of equals), each part once, its first row; None for fewer than
+    two parts."""
+    year = asked.year
+    by_label: dict[str, dict[str, Row]] = {}
+    for each in found:
+        by_label.setdefault(each.label.lower(), {}).setdefault(each.part, each.row)
+    rows = max(by_label.values(), key=len, default={})
+    if year is None or len(rows) < 2:
+        return None
+    return _comparison(
+        asked,
+        [replace(_row_compared(row, year), name=part) for part, row in rows.items()],
+    )
+
+
+_PART_TITLE_WORDS = 6
+"""A line heading a part's block is a name, a few words long."""
+_PART_RESULTS = re.compile(
+    r"(?P<part>(?:[A-Z][\w&\-]* +){0,4}[A-Z][\w&\-]*)['\u2019]s?\s+(?:\w+\s+){0,2}?results\b"
+)
+"""A part's results introduced by its name ("MFC's operating results included the
+following")."""
+
+
+def _part_heading(title_lines: Sequence[str], asked: ExtremeQuestion) -> str | None:
+    """Returns the part that heads a block: the last part whose results its titles introduce
+    on its last title line, else that line where it is a short name of none of the measure's
+    words, else the last part whose results the titles introduce; None for none."""
+    lines = [" ".join(line.split()) for line in title_lines]
+    last = lines[-1] if lines else ""
+    introduced = list(_PART_RESULTS.finditer(last))
+    if introduced:
+        return introduced[-1].group("part")
+    words = last.split()
+    named = (
+        words
+        and len(words) <= _PART_TITLE_WORDS
+        and last[0].isupper()
+        and not last.endswith(":")
+        and not terms(last) & asked.measure
+        and not _NOT_COMPARED.match(last)
+        and not is_period_line(last)
+        and not any(figure_value(word) is not None for word in words)
+    )
+    if named:
+        return last
+    introduced = list(_PART_RESULTS.finditer("\n".join(lines)))
+    return introduced[-1].group("part") if introduced else None
 
 
 def _blocks(

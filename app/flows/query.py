@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from collections.abc import Iterator, Sequence
@@ -29,6 +30,8 @@ from app.answer.extremes import (
     column_extreme,
     compared_answer,
     group_figure,
+    part_rows,
+    parts_extreme,
     section_figure,
     table_extreme,
 )
@@ -288,7 +291,30 @@ def ranked_comparison(
     """Returns the comparison `asked` of the best ranked chunk's table or page that holds one;
     of none, that of another table on a ranked chunk's page (NIKE's "The breakdown of EBIT is
     as follows:" beside the notes on its revenue table that ranked)."""
-    return _own_tables_comparison(asked, ranked, session) or _other_tables_comparison(asked, tables)
+    return (
+        _own_tables_comparison(asked, ranked, session)
+        or _other_tables_comparison(asked, tables)
+        or _parts_comparison(asked, tables)
+    )
+
+
+def _parts_comparison(asked: ExtremeQuestion, tables: RankedTables) -> Comparison | None:
+    """Returns the comparison of the parts whose own blocks or tables hold the measure's row
+    (app.answer.extremes.part_rows), of the best ranked table that holds one: its document's
+    every table holding a row of the same label is read, as each segment's table stands in its
+    own section and few of them rank."""
+    for table, before in tables.after_their_page_before():
+        found = part_rows(asked, table, before)
+        if not found:
+            continue
+        document_id = table[0][0].document_id
+        labels = [r"\s+".join(map(re.escape, each.label.split())) for each in found]
+        for other, other_before in tables.document_tables(document_id, labels):
+            found += part_rows(asked, other, other_before)
+        comparison = parts_extreme(asked, found)
+        if comparison is not None:
+            return comparison
+    return None
 
 
 def _other_tables_comparison(asked: ExtremeQuestion, tables: RankedTables) -> Comparison | None:
@@ -377,8 +403,25 @@ class RankedTables:
         """Yields the tables, each with the end of the page before its own, which titles a
         table that opens its page untitled."""
         for table in self.tables:
-            first = table[0][0]
-            yield table, page_end(self.session, first.document_id, first.page_start - 1)
+            yield table, self._page_before(table)
+
+    def document_tables(
+        self, document_id: uuid.UUID, patterns: Sequence[str]
+    ) -> Iterator[tuple[list[tuple[Candidate, str]], str]]:
+        """Yields the document's tables that hold a line matching one of `patterns`
+        (PostgreSQL regular expressions), whole, in the document's order, each with the end of
+        the page before its own."""
+        read: set[tuple[int, tuple[int, int] | uuid.UUID]] = set()
+        for chunk, _ in chunks_holding(self.session, document_id, patterns):
+            key = (chunk.page_start, chunk.table_header or chunk.chunk_id)
+            if key not in read:
+                read.add(key)
+                table = table_chunks(self.session, chunk)
+                yield table, self._page_before(table)
+
+    def _page_before(self, table: Sequence[tuple[Candidate, str]]) -> str:
+        first = table[0][0]
+        return page_end(self.session, first.document_id, first.page_start - 1)
 
 
 def page_and_chunks(

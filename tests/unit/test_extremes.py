@@ -18,6 +18,8 @@ from app.answer.extremes import (
     column_extreme,
     compared_answer,
     group_figure,
+    part_rows,
+    parts_extreme,
     section_figure,
     table_extreme,
 )
@@ -728,3 +730,43 @@ def test_no_figure_where_the_question_names_no_one_group() -> None:
     chunk = statement_chunk(7, text.text, page=23)
     question = "What was JPMorgan Chase's net income in the quarter ended June 30, 2023?"
     assert group_figure(question, text, [chunk]) is None
+
+
+def segment_results(n: int, above: str, backlog: str) -> tuple[Candidate, str]:
+    """Returns a segment's own table of results, as Lockheed Martin's 10-K gives each one,
+    with the prose above it that names the segment."""
+    rows = f"2020 2019\nNet sales $ 26,266 $ 23,693\nBacklog at year-end $ {backlog}\n"
+    return statement_chunk(n, rows, page=40 + n), above
+
+
+def test_the_parts_whose_own_tables_hold_the_measure_are_compared() -> None:
+    asked = asked_extreme(
+        "Which of Lockheed Martin's business segments had the largest backlog at year-end 2020?"
+    )
+    assert asked is not None
+    tables = [
+        segment_results(
+            1, "F-22 Raptor. Aeronautics\u2019 operating results included the\n", "56,551 $ 55,636"
+        ),
+        segment_results(
+            2, "Table of Contents\nRMS\u2019 operating results included the\n", "36,249 $ 34,296"
+        ),
+        segment_results(
+            3, "Space\u2019s operating results included the following:\n", "25,148 $ 28,253"
+        ),
+    ]
+    found = [row for table in tables for row in part_rows(asked, [table])]
+    assert [row.part for row in found] == ["Aeronautics", "RMS", "Space"]
+    answer = answered(parts_extreme(asked, found))
+    assert answer is not None
+    assert answer.text.startswith(
+        "Aeronautics, 56,551 in 2020: the highest backlog of Aeronautics 56,551, RMS 36,249, "
+        "Space 25,148 [1] [2] [3]"
+    )
+
+
+def test_one_part_is_no_comparison() -> None:
+    asked = asked_extreme("Which segment had the largest backlog in 2020?")
+    assert asked is not None
+    table = segment_results(1, "Aeronautics\u2019 operating results included the\n", "56,551 $ 1")
+    assert parts_extreme(asked, part_rows(asked, [table])) is None
