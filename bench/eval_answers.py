@@ -113,6 +113,10 @@ BLIND7 = "financebench-blind 7"
 """bench/data/financebench_blind7.jsonl's questions, written blind in session 35, over the same
 filings."""
 BLIND7_OWN = "financebench-blind 7, own filing"
+BLIND8 = "financebench-blind 8"
+"""bench/data/financebench_blind8.jsonl's questions, written blind in session 36, over the same
+filings."""
+BLIND8_OWN = "financebench-blind 8, own filing"
 STYLE_SETS = (
     ("financebench_more", MORE, MORE_OWN),
     ("financebench_held", HELD, HELD_OWN),
@@ -123,6 +127,7 @@ STYLE_SETS = (
     ("financebench_blind5", BLIND5, BLIND5_OWN),
     ("financebench_blind6", BLIND6, BLIND6_OWN),
     ("financebench_blind7", BLIND7, BLIND7_OWN),
+    ("financebench_blind8", BLIND8, BLIND8_OWN),
 )
 """(file in bench/data, source in one collection, source within the question's filing)."""
 SEC_HELD = "10-Q held"
@@ -474,7 +479,7 @@ def section(
             f"FinanceBench's {files} filings ({pages:,} pages; FinanceBench's questions and "
             "bench/data's financebench_more, financebench_held, financebench_blind, "
             "financebench_blind2, financebench_blind3, financebench_blind4, financebench_blind5, "
-            "financebench_blind6 and financebench_blind7 are asked "
+            "financebench_blind6, financebench_blind7 and financebench_blind8 are asked "
             "over all of them, and again restricted to the question's filing)"
         )
     asked = "every question" if every <= 1 else f"every {every}th question"

@@ -120,6 +120,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 "financebench_blind5",
                 "financebench_blind6",
                 "financebench_blind7",
+                "financebench_blind8",
             )
         },
         "sec10q-held": EvalSet(
@@ -418,7 +419,8 @@ def main() -> None:
             "`bench/data/financebench_blind5.jsonl` (24), written blind in session 33; "
             "financebench-blind6 = `bench/data/financebench_blind6.jsonl` (24), written blind in "
             "session 34; financebench-blind7 = `bench/data/financebench_blind7.jsonl` (20), "
-            "written blind in session 35; docs = "
+            "written blind in session 35; financebench-blind8 = "
+            "`bench/data/financebench_blind8.jsonl` (20), written blind in session 36; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",
