@@ -296,10 +296,12 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "interest_expense": _item(
         "interest expense",
-        r"interest expense(?:, net)?",
-        r"interest expense",
+        # Walmart's income statement sums its interest under "Interest:" as "Interest, net".
+        r"interest expense(?:, net)?|interest, net",
+        r"interest(?: expense|, net)",
         "income",
         magnitude=True,
+        prefer=r"interest expense",
         asked=r"\binterest expense\b",
     ),
     "selling_expense": _item(
@@ -541,7 +543,8 @@ METRICS: tuple[Metric, ...] = (
     ),
     _over_average(
         "return on equity",
-        r"return on (?:shareholders'? |stockholders'? )?equity|\bROE\b",
+        r"return on (?:average )?(?:common )?(?:shareholders'? |stockholders'? )?(?:common )?equity"
+        r"|\bROE\b",
         "net_income",
         "equity",
     ),
@@ -1055,7 +1058,19 @@ def owners_named(question: str) -> list[str]:
                 for name in (before, after)
                 if name is not None and name.group(1).lower() not in _ANY_OF_THE_ITEM
             ]
-    return owners
+    names = (_LEADING_NOT_NAME.sub("", owner) for owner in owners)
+    return [name for name in names if name and not _DATED.match(name)]
+
+
+_LEADING_NOT_NAME = re.compile(
+    r"^(?:(?:The|Using|Use|Compute|Calculate|Determine|Find|Estimate|Based|According|Was|Were"
+    r"|Is|Did|Does|Do|Has|Had|Have|What|How|In|For|Of|From|By)\s+)+"
+)
+"""Capitalised words that open a question before the owner it names ("Using Walmart's income
+statement", "Compute NIKE's inventory turnover", "The Coca-Cola Company's"): no part of the
+name."""
+_DATED = re.compile(rf"{MONTH}(?:\s|$)")
+"""A month standing where a name may ("inventories at May 31, 2022"): a date, not an owner."""
 
 
 _NAMED_WORD = r"(?:[A-Z][a-z][\w&.-]*|[A-Z]{2,}\b)"
@@ -1077,9 +1092,18 @@ def owned_by(question: str, document: str) -> bool:
     digits are compared alone: "Coca-Cola's" is owned by COCACOLA_2017_10K.pdf."""
     written = _letters_and_digits(document)
     return all(
-        all(_letters_and_digits(word) in written for word in owner.split())
+        all(
+            _letters_and_digits(word) in written
+            for word in owner.split()
+            if word.lower().strip(".,") not in _INCORPORATED
+        )
         for owner in owners_named(question)
     )
+
+
+_INCORPORATED = frozenset({"company", "co", "corporation", "corp", "inc", "incorporated", "plc"})
+"""Words a company's name may end with that its file name leaves out ("The Coca-Cola
+Company's" of COCACOLA_2017_10K.pdf)."""
 
 
 def _letters_and_digits(text: str) -> str:
@@ -1355,6 +1379,8 @@ def _heads(line: str) -> bool:
             and row_kind(stripped) is None
             and stripped.split()[-1].lower() not in FUNCTION_WORDS
             and not stripped.endswith((",", "-"))
+            # "TOTAL CURRENT LIABILITIES" over its figures' line is a row's label.
+            and not stripped.startswith("TOTAL ")
         )
     )
 

@@ -97,6 +97,18 @@ CASH = statement_chunk(
             "quick ratio",
             (2015,),
         ),
+        # The question opens with what to do, and dates the balances its average spans.
+        (
+            "Compute NIKE's inventory turnover for fiscal 2023, defined as FY2023 cost of sales "
+            "divided by the average of inventories at May 31, 2022 and May 31, 2023.",
+            "inventory turnover ratio",
+            (2023,),
+        ),
+        (
+            "What was American Water Works' return on average common equity for 2020?",
+            "return on equity",
+            (2020,),
+        ),
     ],
 )
 def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple[int, ...]) -> None:
@@ -205,6 +217,27 @@ def test_a_figure_of_what_the_document_is_not_the_owner_of() -> None:
     assert owned_by("What was the FY2023 Total Revenue of INTC?", quarterly)
     # Letters and digits compared alone: the file name writes the company as one word.
     assert owned_by("What is Coca-Cola's FY2017 quick ratio?", "COCACOLA_2017_10K.pdf")
+    # Neither the word that opens the question nor "Company" is the company's name.
+    assert owned_by(
+        "What was The Coca-Cola Company's current ratio at December 31, 2017?",
+        "COCACOLA_2017_10K.pdf",
+    )
+    assert owned_by(
+        "Using Walmart's income statement for fiscal 2018, calculate its interest coverage.",
+        "WALMART INC. WALMART_2018_10K.pdf",
+    )
+
+
+def test_a_total_in_capitals_over_its_figures_is_a_row() -> None:
+    chunk = statement_chunk(
+        1,
+        "CURRENT LIABILITIES\nLoans and notes payable 13,205 12,498\n\n"
+        "TOTAL CURRENT LIABILITIES\n\n27,194 26,532\n\nLONG-TERM DEBT 31,182 29,684\n",
+        page=76,
+        header="CONSOLIDATED BALANCE SHEETS December 31, 2017 2016 (In millions)",
+    )
+    rows = {row.label: row.figures for row in chunk_rows(chunk)}
+    assert rows["total current liabilities"] == {2017: 27194.0, 2016: 26532.0}
 
 
 def test_the_scale_asked_for() -> None:
