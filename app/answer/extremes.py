@@ -56,11 +56,12 @@ _EXTREME = re.compile(
     r"[^?,]+?)"
     r"(?=\s+(?:in|during|of|at|as of|among|between)\b|\s+for\s+(?:the\s+|its\s+)?"
     r"(?:fiscal|years?|quarters?|period|months|three|six|nine|twelve|first|second|third|fourth|"
-    r"full|FY|Q\d|\d)|\s+(?:to|from)\s+(?-i:[A-Z])|\s*[?,]|$)",
+    r"full|FY|Q\d|\d)|\s+(?:to|from|for)\s+(?-i:[A-Z])|\s*[?,]|$)",
     re.I,
 )
-"""Which of several holds an extreme of a measure. A name the measure is "to" or "from" ends it
-("the most revenue to NVIDIA"), and a period it is "for" ("for fiscal 2022"); other words go on
+"""Which of several holds an extreme of a measure. A name the measure is "to", "from" or "for"
+ends it ("the most revenue to NVIDIA", "the most net sales for Kraft Heinz"), and a period it
+is "for" ("for fiscal 2022"); other words go on
 with it ("the highest sales to external customers", "the largest provision for credit losses"),
 and "of" after a word that names no measure ("the highest number of traces per tree")."""
 _PART_EXTREME = re.compile(
@@ -128,6 +129,7 @@ block of rows ("The following table sets forth the notional amounts of our outst
 derivative instruments:")."""
 
 _LINE = re.compile(r"[^\n]+")
+_SENTENCE_END = re.compile(r"[a-z%)]\.\s+[A-Z]")
 _WORD = re.compile(r"\S+")
 _NOT_COMPARED = re.compile(
     r"(?:total|consolidated|reconciling|eliminations?|adjustments?|(?:all\s+)?others?)\b"
@@ -137,6 +139,24 @@ _NOT_COMPARED = re.compile(
 """What is never one of the things compared: a total, reconciling items, what no segment
 holds ("Corporate unallocated expenses"), the rest of them ("All other", "Other countries"),
 their average."""
+
+
+def _compared(label: str, chunk: Candidate) -> bool:
+    """Says whether a row's label may name one of the things compared: no total (_NOT_COMPARED),
+    nor the company whose document it is (Kraft Heinz's regions summed on a row "Kraft
+    Heinz")."""
+    held = _label_terms(label)
+    return not _NOT_COMPARED.match(label) and not (held and held <= terms(chunk.document_title))
+
+
+_CORPORATE = re.compile(r"corporate(?:\s+(?:and|&)\s+other)?", re.I)
+"""The part of a company that is no business of it: JPMorgan Chase's "Corporate" column beside
+its four lines of business, one of its segments all the same."""
+_COUNTED = re.compile(
+    r"\b(?i:which\s+of)\s+(?:(?:the|its|their|[A-Z][\w&.-]*(?:['\u2019]s?)?)\s+)*"
+    r"(?P<count>two|three|four|five|six|seven|eight|nine|\d)\b",
+)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9}
 
 _RECONCILING = re.compile(r"(?:add|less|plus|deduct)\s*:", re.I)
 """A row that adds or takes off an item ("Add: Income tax expense") makes its block a
@@ -173,6 +193,9 @@ class ExtremeQuestion:
     """The question's words as it writes them: the one of them that heads a column names the
     column compared where the measure heads none ("In which language did Qwen2-72B-Instruct
     get its highest score?")."""
+    counted: int | None = None
+    """How many things it says are compared ("Which of JPMorgan Chase's four lines of
+    business"): a "Corporate" beyond them is none of them."""
 
     def rows_of(self, rows: Sequence[Row], year: int) -> list[Row]:
         """Returns the rows with a figure for what is asked, as `year`'s: of `period`'s column
@@ -233,6 +256,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
         # whose column groups are the things compared reads the quarter's first).
         quarterly=period is not None and asks_part_of_year(question),
         written=frozenset(written_words(question)),
+        counted=_counted(question),
     )
     asks = []
     for found in [*_EXTREME.finditer(question), *_PART_EXTREME.finditer(question)]:
@@ -280,6 +304,14 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
     return asks
 
 
+def _counted(question: str) -> int | None:
+    found = _COUNTED.search(question)
+    if found is None:
+        return None
+    count = found.group("count").lower()
+    return int(count) if count.isdigit() else _COUNTS[count]
+
+
 _SHARE_OF = re.compile(r"(?:share|portion|proportion)\s+of\s+", re.I)
 
 
@@ -310,7 +342,11 @@ def table_extreme(
         return None
     titled = []
     for title_lines, block in _blocks(table, asked, year, page_before):
-        if any(_RECONCILING.match(row.label) for row in block):
+        # A part's own results ("Space's operating results included the following") are rows
+        # of measures, not of things that hold one (part_rows reads them).
+        if any(_RECONCILING.match(row.label) for row in block) or _PART_RESULTS.search(
+            " ".join(title_lines[-TITLE_LINES:])
+        ):
             continue
         title = " ".join(title_lines)
         # A row labelled with the measure itself ("Net revenue" beside "Operating profit") is
@@ -319,7 +355,7 @@ def table_extreme(
             row
             for row in block
             if year in row.figures
-            and not _NOT_COMPARED.match(row.label)
+            and _compared(row.label, row.chunk)
             and not asked.measure <= terms(row.label)
         ]
         title_terms = terms(title)
@@ -543,10 +579,12 @@ def column_extreme(
     a year is asked. `chunks` are the page's chunks, which quote the rows. Totals and
     reconciling items are no things compared.
     """
-    if asked.growth:
-        return None  # a page's columns are read by where they stand, of one period only
     lines = [(m.start(), m.end()) for m in _LINE.finditer(page.text)]
     year = asked.year
+    if asked.growth:
+        # Only column groups read a year before's figure where it stands: under the group's
+        # own column of that year.
+        return None if year is None else _groups_compared(asked, year, page, lines, chunks)
     grouped = (
         None
         if year is None
@@ -570,7 +608,9 @@ def _groups_compared(
         label = row_label(page.text[start:end])
         held = _label_terms(label)
         cells = _cells(page, start + len(label), end) if asked.measure <= held else []
-        if label and len(cells) >= 2:
+        # A sentence's figures ("revenue increased $1.3 billion or 13%. Office 365 ...") stand
+        # in no column.
+        if label and len(cells) >= 2 and not _SENTENCE_END.search(page.text[start:end]):
             rows.append((number, len(held - asked.measure - _GENERIC), cells))
     # The measure's own row, not a longer one holding its words ("Net interest income").
     fewest = min((extra for _, extra, _ in rows), default=0)
@@ -582,10 +622,19 @@ def _groups_compared(
         if extra > fewest or chunk is None or heads is None or len(cells) < len(heads[1]):
             continue
         head_lines, names = heads
+        # A group's column of the year before is the one of its own place in the line of
+        # years; the words over the groups name those columns apart less well.
+        heads_before = _column_heads(year - 1, page, lines[:number]) if asked.growth else None
+        before = [x for _, x in heads_before[1]] if heads_before else []
         quote = _headed_row(page, chunk, head_lines, (start, end))
-        for name, x in names:
-            if name not in found and not _NOT_COMPARED.match(name):
+        for place, (name, x) in enumerate(names):
+            if name in found or _NOT_COMPARED.match(name):
+                continue
+            if not asked.growth:
                 found[name] = Compared(name, _nearest(cells, x), quote)
+            elif len(before) == len(names) and (past := _nearest(cells, before[place])):
+                now = _nearest(cells, x)
+                found[name] = Compared(name, (now - past) / abs(past) * 100, quote, now)
     return _comparison(asked, list(found.values())) if len(found) >= 2 else None
 
 
@@ -610,7 +659,7 @@ def _rows_compared(
             start, label = above, " ".join(page.text[above : lines[number - 1][1]].split())
         label = _MARKED.sub("", label)
         chunk = _holding(chunks, start, end)
-        if len(cells) < 2 or chunk is None or _NOT_COMPARED.match(label):
+        if len(cells) < 2 or chunk is None or not _compared(label, chunk):
             continue
         heads = _column_heads(year, page, lines[:number])
         if heads is None or len(cells) < len(heads[1]):
@@ -649,7 +698,7 @@ def _column_compared(
             start, end = lines[place]
             chunk = _holding(chunks, start, end)
             under = _under(cells, extent)
-            if under is not None and chunk is not None and not _NOT_COMPARED.match(label):
+            if under is not None and chunk is not None and _compared(label, chunk):
                 quote = _headed_row(page, chunk, head_lines, (start, end))
                 compared.append(Compared(label, under, quote))
         if len(compared) >= 2:
@@ -963,7 +1012,11 @@ def group_figure(question: str, page: PageText, chunks: Sequence[Candidate]) -> 
         if heads is None or len(cells) < len(heads[1]):
             continue
         head_lines, names = heads
-        named = [(name, x) for name, x in names if terms(name) and terms(name) <= asked]
+        named = [
+            (name, x)
+            for name, x in names
+            if terms(name) and terms(name) <= asked and not _NOT_COMPARED.match(name)
+        ]
         heading = " ".join(page.text[a:b] for a, b in head_lines)
         if len(named) != 1 or (quarterly and _other_months(heading, quarterly)):
             continue
@@ -1107,6 +1160,9 @@ def _other_months(heading: str, period: Period) -> bool:
 
 
 def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Comparison:
+    if asked.counted is not None and len(compared) > asked.counted:
+        compared = [each for each in compared if not _CORPORATE.fullmatch(each.name)]
+
     def shown(each: Compared) -> str:
         if each.amount is None:
             return shown_figure(each.value)

@@ -385,6 +385,28 @@ def test_no_answer_from_a_table_titled_otherwise() -> None:
             "Asset & Wealth Management 1,004, Corporate -174 [1]",
         ),
         (
+            # A growth: each group's figure over its own column of the year before; "four lines
+            # of business" are four, JPMorgan's "Corporate" none of them.
+            "JPMORGAN_2023Q2_10Q.pdf",
+            23,
+            "Which of JPMorgan Chase's four lines of business grew total net revenue the fastest "
+            "year over year in the second quarter of 2023?",
+            "Commercial Banking, 3,988 (+48.6%) in 2023: the highest total net revenue growth of "
+            "Consumer & Community Banking 17,233 (+37.2%), Corporate & Investment Bank 12,519 "
+            "(+4.3%), Commercial Banking 3,988 (+48.6%), Asset & Wealth Management 4,943 "
+            "(+14.8%) [1]",
+        ),
+        (
+            # The measure's abbreviation in parentheses is no word the row's label must write.
+            "JPMORGAN_2021Q1_10Q.pdf",
+            19,
+            "Which of JPMorgan Chase's lines of business reported the highest return on equity "
+            "(ROE) in the first quarter of 2021?",
+            "Consumer & Community Banking, 54 in 2021: the highest return on equity (ROE) of "
+            "Consumer & Community Banking 54, Corporate & Investment Bank 27, Commercial "
+            "Banking 19",
+        ),
+        (
             # The groups are measures and the rows the things compared; "AMESA" labels the
             # figures two lines below it, past its note's marker.
             "PEPSICO_2021_10K.pdf",
