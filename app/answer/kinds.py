@@ -36,7 +36,10 @@ _ASKS = {
         r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|led to|contributed to|explains|"
         r"accounted for|turned|pushed|lifted|weighed on|hurt|helped)\b|"
         r"\b(?:reasons?|drivers?|causes?|factors?) (?:for|of|behind)\b|"
-        r"\b(?:what|which) (?:factors|drivers|reasons)\b",
+        r"\b(?:what|which) (?:factors|drivers|reasons)\b|"
+        r"\b(?:what|which) (?:were|was|are|is) the (?:(?:main|primary|key|principal|major) "
+        r"(?:reasons?|drivers?|causes?|factors?)|reasons|drivers|causes)\b|"
+        r"\baccounted for the (?:increase|decrease|decline|rise|growth|change|drop)\b",
         re.I,
     ),
     Asked.COUNT: re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I),

@@ -369,6 +369,9 @@ def test_why_asks_for_a_cause_not_the_figure_it_names() -> None:
     assert kinds == {Asked.REASON}
     assert asked_kinds("What drove General Mills' net sales growth in fiscal 2020?") == kinds
     assert asked_kinds("What were the main factors behind Kraft Heinz's sales decline?") == kinds
+    assert asked_kinds("What were the main reasons PBNA's operating profit rose in 2021?") == kinds
+    assert asked_kinds("Which programs and factors accounted for the increase?") == kinds
+    assert asked_kinds("What is the reason code of the error?") != kinds
     assert holds_kind(
         "The decline was primarily due to the loss on extinguishment of debt.", kinds, question
     )
