@@ -114,6 +114,8 @@ def stem(word: str) -> str:
     most of the answer's time."""
     if word in _IRREGULAR:
         return _IRREGULAR[word]
+    if word.endswith("ues") and len(word) > 4:
+        return word[:-1]  # "revenues" is revenue, "values" value, not "revenu", "valu"
     for suffix in _SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]

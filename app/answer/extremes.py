@@ -14,6 +14,8 @@ holds the extreme and every figure compared, then quotes the rows, cited like an
 from __future__ import annotations
 
 import re
+import uuid
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import date
@@ -378,6 +380,8 @@ class PartRow:
     row: Row
     label: str
     """The row's label as the page writes it ("Backlog at year-end")."""
+    table: uuid.UUID
+    """The table's first chunk: the blocks of one table are parts of one whole."""
 
 
 def part_rows(
@@ -411,19 +415,30 @@ def part_rows(
         named = [row for extra, row in rows if extra == fewest]
         if part and len({row.label for row in named}) == 1:
             label = row_label(shown_text(named[0].chunk.content, named[0].parts))
-            found.append(PartRow(part, named[0], label))
+            found.append(PartRow(part, named[0], label, table[0][0].chunk_id))
     return found
 
 
 def parts_extreme(asked: ExtremeQuestion, found: Sequence[PartRow]) -> Comparison | None:
     """Returns the comparison of the parts' rows of one label (of several labels, the one the
     most parts hold, the first of equals), each part once, its first row; None for fewer than
-    two parts."""
+    two parts. Where one table's blocks hold two parts or more, that table's parts alone are
+    compared (of several, the one with the most): another table's block of the label is no
+    part beside them (MGM Resorts' "Casino" expenses beside its segments' casino revenue)."""
     year = asked.year
-    by_label: dict[str, dict[str, Row]] = {}
+    by_label: dict[str, list[PartRow]] = {}
     for each in found:
-        by_label.setdefault(each.label.lower(), {}).setdefault(each.part, each.row)
-    rows = max(by_label.values(), key=len, default={})
+        by_label.setdefault(each.label.lower(), []).append(each)
+    rows: dict[str, Row] = {}
+    for labelled in by_label.values():
+        per_table = Counter(table for table, _ in {(each.table, each.part) for each in labelled})
+        table, held = per_table.most_common(1)[0]
+        parts: dict[str, Row] = {}
+        for each in labelled:
+            if held < 2 or each.table == table:
+                parts.setdefault(each.part, each.row)
+        if len(parts) > len(rows):
+            rows = parts
     if year is None or len(rows) < 2:
         return None
     return _comparison(

@@ -792,3 +792,32 @@ def test_one_part_is_no_comparison() -> None:
     assert asked is not None
     table = segment_results(1, "Aeronautics\u2019 operating results included the\n", "56,551 $ 1")
     assert parts_extreme(asked, part_rows(asked, [table])) is None
+
+
+def test_the_blocks_of_one_table_headed_by_its_parts() -> None:
+    """MGM Resorts' segment table stacks each segment's revenues under its name; "Casino"
+    under "Net Revenues" is casino revenue. Another table's "Expenses" block of "Casino" is no
+    segment beside them."""
+    segments = statement_chunk(
+        1,
+        "Net Revenues\nLas Vegas Strip Resorts\n2018 2017\nCasino $ 1,407,733 $ 1,436,830\n"
+        "Rooms 1,776,029 1,778,869\nRegional Operations\nCasino 2,026,925 1,834,803\n"
+        "Rooms 318,017 319,049\nMGM China\nCasino 2,195,144 1,741,635\n"
+        "Rooms 118,527 54,824\n",
+        page=91,
+    )
+    statement = statement_chunk(
+        2,
+        "2018 2017\nRevenues\nCasino $ 5,753,150 $ 5,014,240\nExpenses\n"
+        "Casino 3,199,775 2,929,489\n",
+        page=70,
+    )
+    asked = asked_extreme("Which segment generated the most casino revenue in 2018?")
+    assert asked is not None
+    found = part_rows(asked, [(statement, "")]) + part_rows(asked, [(segments, "")])
+    answer = answered(parts_extreme(asked, found))
+    assert answer is not None
+    assert answer.text.startswith(
+        "MGM China, 2,195,144 in 2018: the highest casino revenue of Las Vegas Strip Resorts "
+        "1,407,733, Regional Operations 2,026,925, MGM China 2,195,144 [1]"
+    )
