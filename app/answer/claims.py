@@ -62,6 +62,16 @@ _IRREGULAR = {
 }
 """Irregular verbs' past forms, which no suffix joins to their verb: "How much did Verizon pay
 ...?" is answered by "Verizon paid $45.5 billion"."""
+_SAME = {
+    **dict.fromkeys(("buyback", "buybacks", "repurchase", "repurchases"), "repurchas"),
+    **dict.fromkeys(
+        ("shareholder", "shareholders", "stockholder", "stockholders", "shareowner", "shareowners"),
+        "shareholder",
+    ),
+}
+"""Words a question and a filing write for one thing (as app.retrieval.coverage.SAME_TERMS):
+"stock buybacks" are Adobe's "stock repurchases", a question's "shareholders" its
+"stockholders"."""
 STOPWORDS = frozenset(
     {
         "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
@@ -114,6 +124,8 @@ def stem(word: str) -> str:
     most of the answer's time."""
     if word in _IRREGULAR:
         return _IRREGULAR[word]
+    if word in _SAME:
+        return _SAME[word]
     if word.endswith("ues") and len(word) > 4:
         return word[:-1]  # "revenues" is revenue, "values" value, not "revenu", "valu"
     for suffix in _SUFFIXES:

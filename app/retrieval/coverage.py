@@ -12,8 +12,10 @@ about what was asked (app.answer.synthesis).
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import Collection, Sequence
+from dataclasses import replace
 
 from app.core.sentences import CJK_LETTER
 from app.db.terms import TermStat
@@ -40,3 +42,31 @@ def term_coverage(
     if total <= 0:
         return None
     return sum(weight for weight, held in weights if held) / total
+
+
+SAME_WORDS = (
+    ("buyback", "buybacks", "buy-backs", "repurchase", "repurchases"),
+    ("shareholders", "stockholders", "shareowners"),
+)
+"""Words that filings write for what a reader asks in other words: "stock buybacks" are
+"stock repurchases", Adobe's "stockholders" and Coca-Cola's "shareowners" a question's
+"shareholders"."""
+
+
+def same_words_asked(query: str) -> list[str]:
+    """Returns the groups of SAME_WORDS of which `query` writes a word, each as its words."""
+    written = set(re.findall(r"[\w-]+", query.lower()))
+    return [" ".join(group) for group in SAME_WORDS if written & set(group)]
+
+
+def folded(terms: Sequence[TermStat], groups: Sequence[Sequence[TermStat]]) -> list[TermStat]:
+    """Returns `terms`, each held also by the chunks that hold any term of its group (as the
+    text search makes each group's words, `groups`): its weight stays its own."""
+    result = []
+    for term in terms:
+        held = term.held_by
+        for group in groups:
+            if any(other.term == term.term for other in group):
+                held = held.union(*(other.held_by for other in group))
+        result.append(replace(term, held_by=held))
+    return result

@@ -29,7 +29,7 @@ from app.retrieval.assemble import (
     similarity,
     without_duplicates,
 )
-from app.retrieval.coverage import COVERAGE_DEPTH, term_coverage
+from app.retrieval.coverage import COVERAGE_DEPTH, folded, same_words_asked, term_coverage
 from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.names import (
     MIN_NAMES_HELD,
@@ -399,13 +399,17 @@ def covering_query(
     (weighed by their rarity in `collection`); none when the best COVERAGE_DEPTH of them hold
     less than `min_coverage` together: near vectors alone are no evidence that a passage is
     about what the query asks."""
+    chunk_ids = [candidate.chunk_id for candidate in chosen]
     terms, total_chunks = query_term_stats(
-        session,
-        query,
-        [candidate.chunk_id for candidate in chosen],
-        config=TEXT_SEARCH_CONFIG,
-        collection=collection,
+        session, query, chunk_ids, config=TEXT_SEARCH_CONFIG, collection=collection
     )
+    groups = [
+        query_term_stats(
+            session, words, chunk_ids, config=TEXT_SEARCH_CONFIG, collection=collection
+        )[0]
+        for words in same_words_asked(query)
+    ]
+    terms = folded(terms, groups)
     best = [candidate.chunk_id for candidate in chosen[:COVERAGE_DEPTH]]
     coverage = term_coverage(terms, total_chunks, best)
     if coverage is not None and coverage < min_coverage:

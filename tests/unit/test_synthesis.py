@@ -64,6 +64,10 @@ def test_terms_drop_stopwords_and_stem() -> None:
     assert stem("speed") == "speed" and stem("speeds") == "speed"
     # An irregular verb's past form is its verb: "How much did Verizon pay?" meets "paid".
     assert stem("paid") == stem("pay") and stem("drove") == stem("driven") == stem("drives")
+    # A plural in "-ues" is its singular; a filing's word is a question's.
+    assert stem("revenues") == stem("revenue") and stem("values") == stem("value")
+    assert stem("buybacks") == stem("repurchases") == stem("repurchase")
+    assert stem("shareholders") == stem("stockholders") == stem("shareowners")
 
 
 def test_source_label() -> None:

@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from app.db.terms import TermStat
-from app.retrieval.coverage import term_coverage
+from app.retrieval.coverage import folded, same_words_asked, term_coverage
 from app.retrieval.keywords import term_weight
 
 CHOSEN = uuid.UUID(int=1)
@@ -64,3 +64,16 @@ def test_a_chunk_holds_only_its_own_terms() -> None:
     assert mine is not None and theirs is not None
     assert mine + theirs == pytest.approx(1.0)
     assert mine > theirs  # the rarer term weighs more
+
+
+def test_a_filing_s_word_for_the_question_s_holds_its_term() -> None:
+    """ "Stock buybacks" are the filing's "stock repurchases": the chunk holding the latter
+    holds the question's term, weighed as the question's own."""
+    asked = "Did Adobe return capital through stock buybacks?"
+    assert same_words_asked(asked) == ["buyback buybacks buy-backs repurchase repurchases"]
+    assert same_words_asked("How much stock did it issue?") == []
+    terms = [TermStat("stock", 40, HELD), TermStat("buyback", 2)]
+    group = [TermStat("buyback", 2), TermStat("repurchas", 30, HELD)]
+    assert term_coverage(folded(terms, [group]), 1000, [CHOSEN]) == 1.0
+    assert folded(terms, [group])[1].chunk_count == 2
+    assert folded(terms, []) == terms
