@@ -131,6 +131,7 @@ block of rows ("The following table sets forth the notional amounts of our outst
 derivative instruments:")."""
 
 _LINE = re.compile(r"[^\n]+")
+_LEADERS = re.compile(r"\s*\.{3,}$")
 _SENTENCE_END = re.compile(r"[a-z%)]\.\s+[A-Z]")
 _WORD = re.compile(r"\S+")
 _NOT_COMPARED = re.compile(
@@ -342,8 +343,12 @@ def table_extreme(
     year = asked.year
     if year is None:
         return None
+    blocks = _blocks(table, asked, year, page_before)
+    summed = _groups_summed(asked, blocks, year)
+    if summed is not None:
+        return _comparison(asked, summed)
     titled = []
-    for title_lines, block in _blocks(table, asked, year, page_before):
+    for title_lines, block in blocks:
         # A part's own results ("Space's operating results included the following") are rows
         # of measures, not of things that hold one (part_rows reads them).
         if any(_RECONCILING.match(row.label) for row in block) or _PART_RESULTS.search(
@@ -370,6 +375,47 @@ def table_extreme(
     # where the line "Operating income" titles its own.
     rows = max(titled, key=lambda each: each[0])[1]
     return _comparison(asked, [_row_compared(row, year, growth=asked.growth) for row in rows])
+
+
+def _groups_summed(
+    asked: ExtremeQuestion, blocks: Sequence[tuple[list[str], list[Row]]], year: int
+) -> list[Compared] | None:
+    """Returns the things compared in a table titled with the measure whose rows stand in
+    groups, each under a line that names it and summed by its total, beside rows that stand
+    alone (Adobe's revenue: "Americas:" over "United States", "Other" and "Total Americas",
+    then "EMEA", then "APAC:" over "Japan", "Other" and "Total APAC"): a group by its total's
+    figure, a lone row by its own; None when fewer than two groups are summed so."""
+    title = " ".join(blocks[0][0]) if blocks else ""
+    if not asked.measure <= terms(title) or any(
+        _RECONCILING.match(row.label) for _, block in blocks for row in block
+    ):
+        return None
+    compared: list[Compared] = []
+    summed = 0
+    for title_lines, block in blocks:
+        rows = [row for row in block if year in row.figures]
+        heading = title_lines[-1].strip() if title_lines else ""
+        last = rows[-1] if rows else None
+        if (
+            last is not None
+            and heading.endswith(":")
+            and _TOTAL.match(last.label)
+            and _label_terms(_TOTAL.sub("", last.label)) == _label_terms(heading)
+        ):
+            if asked.measure <= _label_terms(heading):
+                return None  # a group of the measure ("Net sales:"): its rows are the parts
+            total = _row_compared(last, year, growth=asked.growth)
+            compared.append(replace(total, name=heading.rstrip(":").strip()))
+            summed += 1
+            continue
+        compared += [
+            _row_compared(row, year, growth=asked.growth)
+            for row in rows
+            if _compared(row.label, row.chunk) and not asked.measure <= terms(row.label)
+        ]
+    # One group summed is a statement's ("Operating expenses:" ... "Total operating
+    # expenses"), beside rows of other measures.
+    return compared if summed >= 2 else None
 
 
 @dataclass(frozen=True)
@@ -569,7 +615,8 @@ def _row_compared(row: Row, year: int, *, growth: bool = False) -> Compared:
         COMPUTED_CONFIDENCE,
         row.chunk.table_header if headed(row) else None,
     )
-    name = row_label(shown_text(row.chunk.content, row.parts))
+    # A label's leaders ("EMEA ........ 1,336,448") are no part of its name.
+    name = _LEADERS.sub("", row_label(shown_text(row.chunk.content, row.parts)))
     if growth:
         now, past = row.figures[year], row.figures[year - 1]
         return Compared(name, (now - past) / abs(past) * 100, quote, now)

@@ -821,3 +821,33 @@ def test_the_blocks_of_one_table_headed_by_its_parts() -> None:
         "MGM China, 2,195,144 in 2018: the highest casino revenue of Las Vegas Strip Resorts "
         "1,407,733, Regional Operations 2,026,925, MGM China 2,195,144 [1]"
     )
+
+
+def test_groups_summed_by_their_totals_beside_lone_rows() -> None:
+    """Adobe's revenue by geographic area: "Americas:" and "APAC:" each over their countries and
+    their total, "EMEA" a row of its own; the regions compared are the totals and the row."""
+    above = (
+        "The tables below list our revenue and property and equipment, net, by geographic "
+        "area for fiscal 2015, 2014 and 2013 (in thousands).\nRevenue\n2015 2014 2013\n"
+    )
+    chunk = statement_chunk(
+        1,
+        "Americas:\nUnited States ........ $ 2,548,024 $ 2,115,148 $ 1,935,429\n"
+        "Other ........ 240,020 199,221 198,953\n"
+        "Total Americas ........ 2,788,044 2,314,369 2,134,382\n"
+        "EMEA ........ 1,336,448 1,179,864 1,129,180\nAPAC:\n"
+        "Japan ........ 347,740 365,570 472,110\nOther ........ 323,279 287,262 319,568\n"
+        "Total APAC ........ 671,019 652,832 791,678\n"
+        "Revenue ........ $ 4,795,511 $ 4,147,065 $ 4,055,240\n",
+        page=102,
+    )
+    asked = asked_extreme(
+        "Which of Adobe's three geographic regions had the slowest revenue growth in fiscal 2015?"
+    )
+    assert asked is not None
+    answer = answered(table_extreme(asked, [(chunk, above)]))
+    assert answer is not None
+    assert answer.text.startswith(
+        "APAC, 671,019 (+2.8%) in 2015: the lowest revenue growth of Americas 2,788,044 "
+        "(+20.5%), EMEA 1,336,448 (+13.3%), APAC 671,019 (+2.8%) [1]"
+    )
