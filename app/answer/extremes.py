@@ -605,6 +605,8 @@ class Compared:
     quote: Quote
     amount: float | None = None
     """Of a growth compared (`value`, in percent), the figure for the year."""
+    unit: str = ""
+    """"%" for a figure the table prints as a percentage ("ROE 54 %")."""
 
 
 def _row_compared(row: Row, year: int, *, growth: bool = False) -> Compared:
@@ -693,7 +695,8 @@ def _groups_compared(
             if name in found or _NOT_COMPARED.match(name):
                 continue
             if not asked.growth:
-                found[name] = Compared(name, _nearest(cells, x), quote)
+                cell = _nearest_cell(cells, x)
+                found[name] = Compared(name, cell.value, quote, unit="%" if cell.percent else "")
             elif len(before) == len(names) and (past := _nearest(cells, before[place])):
                 now = _nearest(cells, x)
                 found[name] = Compared(name, (now - past) / abs(past) * 100, quote, now)
@@ -906,7 +909,11 @@ def _headed_row(page: PageText, chunk: Candidate, head_lines: Sequence[Span], ro
 
 def _nearest(cells: Sequence[Cell], x: float) -> float:
     """Returns the figure of the cell nearest to `x`."""
-    return min(cells, key=lambda cell: abs(cell.centre - x)).value
+    return _nearest_cell(cells, x).value
+
+
+def _nearest_cell(cells: Sequence[Cell], x: float) -> Cell:
+    return min(cells, key=lambda cell: abs(cell.centre - x))
 
 
 HEAD_LINES = 15
@@ -1018,6 +1025,7 @@ class Cell(NamedTuple):
     value: float
     left: float
     right: float
+    percent: bool = False
 
     @property
     def centre(self) -> float:
@@ -1025,13 +1033,16 @@ class Cell(NamedTuple):
 
 
 def _cells(page: PageText, start: int, end: int) -> list[Cell]:
-    """Returns the figures of a row after its label."""
+    """Returns the figures of a row after its label, each marked a percentage where a "%"
+    ends it or stands right after it ("54 %")."""
+    words = list(_WORD.finditer(page.text[start:end]))
     cells = []
-    for m in _WORD.finditer(page.text[start:end]):
+    for place, m in enumerate(words):
         value = figure_value(m.group())
         if value is not None:
             x0, _, x1, _ = _box(page, start + m.start(), start + m.end())
-            cells.append(Cell(value, x0, x1))
+            after = words[place + 1].group() if place + 1 < len(words) else ""
+            cells.append(Cell(value, x0, x1, m.group().endswith("%") or after == "%"))
     return cells
 
 
@@ -1227,7 +1238,7 @@ def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Compari
 
     def shown(each: Compared) -> str:
         if each.amount is None:
-            return shown_figure(each.value)
+            return f"{shown_figure(each.value)}{each.unit}"
         return f"{shown_figure(each.amount)} ({each.value:+.1f}%)"
 
     listed = ", ".join(f"{each.name} {shown(each)}" for each in compared)

@@ -402,9 +402,9 @@ def test_no_answer_from_a_table_titled_otherwise() -> None:
             19,
             "Which of JPMorgan Chase's lines of business reported the highest return on equity "
             "(ROE) in the first quarter of 2021?",
-            "Consumer & Community Banking, 54 in 2021: the highest return on equity (ROE) of "
-            "Consumer & Community Banking 54, Corporate & Investment Bank 27, Commercial "
-            "Banking 19",
+            "Consumer & Community Banking, 54% in 2021: the highest return on equity (ROE) of "
+            "Consumer & Community Banking 54%, Corporate & Investment Bank 27%, Commercial "
+            "Banking 19%",
         ),
         (
             # The groups are measures and the rows the things compared; "AMESA" labels the
