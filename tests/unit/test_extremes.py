@@ -13,6 +13,7 @@ from app.answer.claims import Answer, terms
 from app.answer.extremes import (
     Comparison,
     ExtremeQuestion,
+    PartRow,
     asked_extremes,
     block_figure,
     column_extreme,
@@ -754,6 +755,13 @@ def test_no_figure_where_the_question_names_no_one_group() -> None:
     assert group_figure(question, text, [chunk]) is None
 
 
+def parts_compared(asked: ExtremeQuestion, found: list[PartRow]) -> str:
+    """Returns the text of the answer comparing the parts' rows `found`."""
+    answer = answered(parts_extreme(asked, found))
+    assert answer is not None
+    return answer.text
+
+
 def segment_results(n: int, above: str, backlog: str) -> tuple[Candidate, str]:
     """Returns a segment's own table of results, as Lockheed Martin's 10-K gives each one,
     with the prose above it that names the segment."""
@@ -779,9 +787,7 @@ def test_the_parts_whose_own_tables_hold_the_measure_are_compared() -> None:
     ]
     found = [row for table in tables for row in part_rows(asked, [table])]
     assert [row.part for row in found] == ["Aeronautics", "RMS", "Space"]
-    answer = answered(parts_extreme(asked, found))
-    assert answer is not None
-    assert answer.text.startswith(
+    assert parts_compared(asked, found).startswith(
         "Aeronautics, 56,551 in 2020: the highest backlog of Aeronautics 56,551, RMS 36,249, "
         "Space 25,148 [1] [2] [3]"
     )
@@ -815,9 +821,7 @@ def test_the_blocks_of_one_table_headed_by_its_parts() -> None:
     asked = asked_extreme("Which segment generated the most casino revenue in 2018?")
     assert asked is not None
     found = part_rows(asked, [(statement, "")]) + part_rows(asked, [(segments, "")])
-    answer = answered(parts_extreme(asked, found))
-    assert answer is not None
-    assert answer.text.startswith(
+    assert parts_compared(asked, found).startswith(
         "MGM China, 2,195,144 in 2018: the highest casino revenue of Las Vegas Strip Resorts "
         "1,407,733, Regional Operations 2,026,925, MGM China 2,195,144 [1]"
     )
@@ -845,9 +849,9 @@ def test_groups_summed_by_their_totals_beside_lone_rows() -> None:
         "Which of Adobe's three geographic regions had the slowest revenue growth in fiscal 2015?"
     )
     assert asked is not None
-    answer = answered(table_extreme(asked, [(chunk, above)]))
-    assert answer is not None
-    assert answer.text.startswith(
+    comparison = table_extreme(asked, [(chunk, above)])
+    assert comparison is not None
+    assert comparison.statement == (
         "APAC, 671,019 (+2.8%) in 2015: the lowest revenue growth of Americas 2,788,044 "
-        "(+20.5%), EMEA 1,336,448 (+13.3%), APAC 671,019 (+2.8%) [1]"
+        "(+20.5%), EMEA 1,336,448 (+13.3%), APAC 671,019 (+2.8%)"
     )
