@@ -20,6 +20,7 @@ from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.records import PAGE_BREAK
 from app.core.sentences import CJK_LETTERS
+from app.core.wording import SAME_WORDS
 
 _TOKEN = re.compile(rf"[{CJK_LETTERS}]+|(?:(?![{CJK_LETTERS}])\w)+")
 _CJK_RUN = re.compile(rf"[{CJK_LETTERS}]{{2,}}")
@@ -62,16 +63,8 @@ _IRREGULAR = {
 }
 """Irregular verbs' past forms, which no suffix joins to their verb: "How much did Verizon pay
 ...?" is answered by "Verizon paid $45.5 billion"."""
-_SAME = {
-    **dict.fromkeys(("buyback", "buybacks", "repurchase", "repurchases"), "repurchas"),
-    **dict.fromkeys(
-        ("shareholder", "shareholders", "stockholder", "stockholders", "shareowner", "shareowners"),
-        "shareholder",
-    ),
-}
-"""Words a question and a filing write for one thing (as app.retrieval.coverage.SAME_TERMS):
-"stock buybacks" are Adobe's "stock repurchases", a question's "shareholders" its
-"stockholders"."""
+_SAME = {word: term for term, words in SAME_WORDS.items() for word in words}
+"""A filing's word for a question's is the question's term (app.core.wording)."""
 STOPWORDS = frozenset(
     {
         "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",

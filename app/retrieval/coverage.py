@@ -18,6 +18,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 
 from app.core.sentences import CJK_LETTER
+from app.core.wording import SAME_WORDS
 from app.db.terms import TermStat
 from app.retrieval.keywords import term_weight
 
@@ -44,19 +45,11 @@ def term_coverage(
     return sum(weight for weight, held in weights if held) / total
 
 
-SAME_WORDS = (
-    ("buyback", "buybacks", "buy-backs", "repurchase", "repurchases"),
-    ("shareholders", "stockholders", "shareowners"),
-)
-"""Words that filings write for what a reader asks in other words: "stock buybacks" are
-"stock repurchases", Adobe's "stockholders" and Coca-Cola's "shareowners" a question's
-"shareholders"."""
-
-
 def same_words_asked(query: str) -> list[str]:
-    """Returns the groups of SAME_WORDS of which `query` writes a word, each as its words."""
+    """Returns the groups of app.core.wording.SAME_WORDS of which `query` writes a word, each
+    as its words."""
     written = set(re.findall(r"[\w-]+", query.lower()))
-    return [" ".join(group) for group in SAME_WORDS if written & set(group)]
+    return [" ".join(group) for group in SAME_WORDS.values() if written & set(group)]
 
 
 def folded(terms: Sequence[TermStat], groups: Sequence[Sequence[TermStat]]) -> list[TermStat]:
