@@ -449,12 +449,12 @@ def part_rows(
     for title_lines, block in _blocks(table, asked, year, page_before):
         titled |= terms(" ".join(title_lines))
         part = _part_heading(title_lines, asked)
+        labelled = [(_label_terms(row.label), row) for row in block if year in row.figures]
         rows = [
-            (len(_label_terms(row.label) - asked.measure), row)
-            for row in block
-            if year in row.figures
-            and _label_terms(row.label) & asked.measure
-            and asked.measure <= _label_terms(row.label) | titled
+            (len(held - asked.measure), row)
+            for held, row in labelled
+            if held & asked.measure
+            and asked.measure <= held | titled
             and not _NOT_COMPARED.match(row.label)
         ]
         fewest = min((extra for extra, _ in rows), default=0)

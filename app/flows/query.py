@@ -6,7 +6,7 @@ import logging
 import re
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property, partial
 
@@ -309,7 +309,8 @@ def _parts_comparison(asked: ExtremeQuestion, tables: RankedTables) -> Compariso
             continue
         document_id = table[0][0].document_id
         labels = [r"\s+".join(map(re.escape, each.label.split())) for each in found]
-        for other, other_before in tables.document_tables(document_id, labels):
+        read = {chunk.chunk_id for chunk, _ in table}
+        for other, other_before in tables.document_tables(document_id, labels, read):
             found += part_rows(asked, other, other_before)
         comparison = parts_extreme(asked, found)
         if comparison is not None:
@@ -406,16 +407,16 @@ class RankedTables:
             yield table, self._page_before(table)
 
     def document_tables(
-        self, document_id: uuid.UUID, patterns: Sequence[str]
+        self, document_id: uuid.UUID, patterns: Sequence[str], read: Collection[uuid.UUID]
     ) -> Iterator[tuple[list[tuple[Candidate, str]], str]]:
         """Yields the document's tables that hold a line matching one of `patterns`
         (PostgreSQL regular expressions), whole, in the document's order, each with the end of
-        the page before its own."""
-        read: set[tuple[int, tuple[int, int] | uuid.UUID]] = set()
+        the page before its own; none holding a chunk of `read` (a table read already)."""
+        tables: set[tuple[int, tuple[int, int] | uuid.UUID]] = set()
         for chunk, _ in chunks_holding(self.session, document_id, patterns):
             key = (chunk.page_start, chunk.table_header or chunk.chunk_id)
-            if key not in read:
-                read.add(key)
+            if key not in tables and chunk.chunk_id not in read:
+                tables.add(key)
                 table = table_chunks(self.session, chunk)
                 yield table, self._page_before(table)
 
