@@ -70,7 +70,7 @@ class _Piece:
     zone: int = 0
     table: bool = False
     section: int = 0
-    """Which of the outline's headings is in force where it starts (_Headings.index_at)."""
+    """How many headings stand before it (_Headings.in_force): a chunk ends where this changes."""
 
 
 def chunk_pages(
@@ -207,7 +207,7 @@ def _draft(
     `text` starts at `base` in the document text."""
     start, end, tokens = chunk
     first, last = _page_at(offsets, start), _page_at(offsets, end - 1)
-    chapter, section = headings.at(pages[first], start - offsets[first])
+    _, (chapter, section) = headings.in_force(pages, offsets, start, table)
     header = context_header(label, chapter, section, table.table.title if table else "")
     return ChunkDraft(
         ordinal=ordinal,
@@ -257,7 +257,8 @@ def _pieces(
             _Piece(
                 a, b, page, _page_at(offsets, b - 1), n - overhead,
                 ends_paragraph=b in ending, furniture=bounds.holds(a), zone=bounds.zone(a),
-                table=table is not None, section=headings.index_at(pages[page], a - offsets[page]),
+                table=table is not None,
+                section=headings.in_force(pages, offsets, a, table)[0],
             )
         )  # fmt: skip
     return pieces
@@ -580,11 +581,14 @@ class _Tables:
 
 
 class _Headings:
-    """The chapter and section in force at any point of the document, from its outline."""
+    """The chapter and section in force at any point of the document, from its outline or
+    from the headings read off its pages. Those are placed by their text offset, so that a
+    heading atop a page's right column does not rule the left column's text below it."""
 
     def __init__(self, toc: Sequence[TocEntry]) -> None:
-        ordered = sorted(enumerate(toc), key=lambda e: (e[1].page, e[1].y or 0.0, e[0]))
-        self._positions = [(entry.page, entry.y or 0.0) for _, entry in ordered]
+        self._by_offset = bool(toc) and all(entry.offset is not None for entry in toc)
+        ordered = sorted(enumerate(toc), key=lambda e: (e[1].page, self._place(e[1]), e[0]))
+        self._positions = [(entry.page, self._place(entry)) for _, entry in ordered]
         self._titles: list[tuple[str | None, str | None]] = []
         chapter: str | None = None
         section: str | None = None
@@ -595,13 +599,35 @@ class _Headings:
                 section = entry.title
             self._titles.append((chapter, section))
 
-    def at(self, page: PageText, offset: int) -> tuple[str | None, str | None]:
-        """Returns (chapter, section) for a chunk whose first character is page.text[offset]."""
-        count = self.index_at(page, offset)
-        return self._titles[count - 1] if count else (None, None)
+    def _place(self, entry: TocEntry) -> float:
+        if self._by_offset and entry.offset is not None:
+            return float(entry.offset)
+        return entry.y or 0.0
 
-    def index_at(self, page: PageText, offset: int) -> int:
-        """Returns how many of the outline's headings stand before page.text[offset]."""
+    def in_force(
+        self,
+        pages: Sequence[PageText],
+        offsets: list[int],
+        position: int,
+        table: _WindowTable | None = None,
+    ) -> tuple[int, tuple[str | None, str | None]]:
+        """Returns how many headings stand before the window text's character at `position`,
+        and the (chapter, section) they leave in force there. Under headings read off the
+        pages, a table's rows stand under the heading before the table: a line of its column
+        heads set bold ("Three Months Ended") is no heading of the text."""
+        within = table is not None and self._by_offset
+        if within and table is not None:
+            position = table.start
+        page = _page_at(offsets, position)
+        count = self._index_at(pages[page], position - offsets[page], within=within)
+        return count, self._titles[count - 1] if count else (None, None)
+
+    def _index_at(self, page: PageText, offset: int, *, within: bool) -> int:
+        """Returns how many of the headings stand before page.text[offset]; `within` leaves
+        out a heading read off the page that starts there (the first line of a table)."""
+        if self._by_offset:
+            place = (page.number, float(offset))
+            return (bisect.bisect_left if within else bisect.bisect_right)(self._positions, place)
         top = float(page.char_boxes[offset, 1])
         position = (page.number, (0.0 if np.isnan(top) else top) + HEADING_SLACK)
         return bisect.bisect_right(self._positions, position)

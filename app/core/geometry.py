@@ -16,6 +16,19 @@ import numpy as np
 from app.core.chunks import ChunkDraft, ChunkPlace, ChunkText
 from app.core.records import NO_LINE, PAGE_BREAK, Mark, PageLines, PageText, Rect
 
+ROW_OVERLAP = 0.5
+"""Share of the shorter height two boxes must overlap vertically to sit on one row."""
+
+
+def on_one_row(a: Rect, b: Rect) -> bool:
+    """Says whether two boxes overlap vertically enough to sit on one row."""
+    return overlap(a, b[1], b[3]) >= ROW_OVERLAP * min(a[3] - a[1], b[3] - b[1])
+
+
+def overlap(box: Rect, top: float, bottom: float) -> float:
+    """Returns how far `box` overlaps the stripe from `top` to `bottom` (negative: a gap)."""
+    return min(box[3], bottom) - max(box[1], top)
+
 
 def line_rects(page: PageText, start: int, end: int) -> list[Rect]:
     """Returns one rectangle per visual line that `page.text[start:end]` touches, in reading order.
@@ -93,6 +106,7 @@ def page_lines(page: PageText) -> PageLines:
             )
         ).astype(np.float32),
         image_coverage=page.image_coverage,
+        line_styles=page.line_styles,
         ocr_confidence=page.ocr_confidence,
     )
 

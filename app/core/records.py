@@ -7,7 +7,7 @@ chunk, span and rectangle is derived from half-open character offsets into it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -22,6 +22,15 @@ PAGE_BREAK = "\n\n"
 
 NO_LINE = -1
 """`PageText.line_ids` for a character with no glyph (a separator citelock inserted)."""
+
+
+class LineStyle(NamedTuple):
+    """How a visual line is set: its largest font size, whether every glyph is bold, and the
+    widest blank between two of its glyphs (points; a table row's cells leave wide ones)."""
+
+    size: float
+    bold: bool
+    widest_gap: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -43,6 +52,8 @@ class PageText:
     image_coverage: float = 0.0
     ocr_confidence: float | None = None
     """The mean recognition confidence of a page read by OCR; None for a text layer's page."""
+    line_styles: tuple[LineStyle, ...] = ()
+    """The style of each visual line, by line id; empty where the page does not say (OCR)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -66,6 +77,8 @@ class PageLines:
     line_boxes: npt.NDArray[np.float32]
     image_coverage: float = 0.0
     ocr_confidence: float | None = None
+    line_styles: tuple[LineStyle, ...] = ()
+    """Line i's style at `line_styles[i]`, as `PageText.line_styles`."""
 
     def line_texts(self) -> list[str]:
         """Returns the text of each line, its whitespace collapsed."""
@@ -98,6 +111,9 @@ class TocEntry:
     page: int
     y: float | None = None
     """Where on the page the entry points, when the outline says; None means the page top."""
+    offset: int | None = None
+    """Where in the page text the heading starts, for one read off the page itself
+    (app.chunking.sections); None for an outline's entry."""
 
 
 PageT = TypeVar("PageT")

@@ -30,6 +30,7 @@ from app.chunking.flags import OCR_NOISE_THRESHOLD, flag_chunks, ocr_noise_score
 from app.chunking.furniture import FURNITURE, find_furniture
 from app.chunking.headers import document_label, document_title
 from app.chunking.references import reference_sections
+from app.chunking.sections import detected_headings
 from app.chunking.structure import structure_pages
 from app.core.chunks import ChunkDraft
 from app.core.config import Settings
@@ -185,12 +186,13 @@ def page_batches(
         references = reference_sections(extracted.pages, extracted.toc)
         structure = structure_pages(extracted.pages)
         ocr_pages = {page.number for page in extracted.pages if page.ocr_confidence is not None}
+        furniture = find_furniture(extracted.pages)
         chunker = DocumentChunker(
-            extracted.toc,
+            extracted.toc or detected_headings(extracted.pages, furniture),
             max_tokens=chunking.max_tokens,
             overlap_tokens=chunking.overlap_tokens,
             count_tokens=chunking.count_tokens,
-            furniture=find_furniture(extracted.pages),
+            furniture=furniture,
             regions=references,
             label=label,
         )

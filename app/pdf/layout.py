@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import inf
 
+from app.core.geometry import ROW_OVERLAP, on_one_row, overlap
 from app.core.records import Rect
 from app.core.rows import NUMERIC_CELL
 
@@ -33,9 +34,6 @@ COLUMN_GAP = 4.0
 MIN_COLUMN_SHARE = 0.15
 """A column narrower than this share of the page is a table cell or a label, not a column."""
 
-ROW_OVERLAP = 0.5
-"""Share of the shorter height two fragments must overlap vertically to sit on one row."""
-
 MIN_FIGURE_ROWS = 1
 LABELLED_SHARE = 0.6
 """A group of lines is a table's figures, and the group left of it their labels, when at least
@@ -51,7 +49,8 @@ class Fragment:
     """A run of glyphs on one baseline as PyMuPDF grouped it (a rawdict line), cleaned.
 
     `boxes` has one entry per character of `text`; `bbox` is their union, `size` the
-    largest font size, `block` PyMuPDF's block number (blocks are paragraphs, roughly).
+    largest font size, `block` PyMuPDF's block number (blocks are paragraphs, roughly);
+    `bold` says whether its every glyph is set in a bold font.
     """
 
     block: int
@@ -59,6 +58,7 @@ class Fragment:
     boxes: list[Box]
     size: float
     bbox: Rect
+    bold: bool = False
 
 
 def union(boxes: Iterable[Rect]) -> Rect:
@@ -211,11 +211,6 @@ def _is_figures(text: str) -> bool:
     )
 
 
-def on_one_row(a: Rect, b: Rect) -> bool:
-    """Says whether two boxes overlap vertically enough to sit on one row."""
-    return overlap(a, b[1], b[3]) >= ROW_OVERLAP * min(a[3] - a[1], b[3] - b[1])
-
-
 def _merge_columnar_bands(bands: list[list[Fragment]], min_width: float) -> list[list[Fragment]]:
     """Returns the bands with runs of neighbours merged where, together, they have columns.
 
@@ -338,8 +333,3 @@ def _rows(fragments: list[Fragment]) -> list[Fragment]:
             rows.append([fragment])
             top, bottom = fragment.bbox[1], fragment.bbox[3]
     return [f for row in rows for f in sorted(row, key=lambda f: f.bbox[0])]
-
-
-def overlap(box: Rect, top: float, bottom: float) -> float:
-    """Returns how far `box` overlaps the stripe from `top` to `bottom` (negative: a gap)."""
-    return min(box[3], bottom) - max(box[1], top)

@@ -24,8 +24,9 @@ import numpy as np
 import numpy.typing as npt
 import wordninja
 
+from app.core.geometry import on_one_row
 from app.core.records import PageText, Rect
-from app.pdf.layout import Fragment, on_one_row, reading_order
+from app.pdf.layout import Fragment, reading_order
 from app.pdf.pagetext import compose_text, make_fragment
 
 

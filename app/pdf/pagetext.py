@@ -6,6 +6,7 @@ text keeps pointing at its glyph through whitespace clean-up and hyphen joining.
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -13,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from app.core.records import NO_LINE, Rect
-from app.pdf.layout import Box, Fragment, on_one_row, union
+from app.core.geometry import on_one_row
+from app.core.records import NO_LINE, LineStyle, Rect
+from app.pdf.layout import Box, Fragment, union
 
 WORD_GAP = 0.3
 """A gap wider than this many font sizes between two glyphs is a word space PyMuPDF left out."""
@@ -26,7 +28,12 @@ EMPTY_WIDTH = 1e-3
 
 
 def make_fragment(
-    block: int, glyphs: Iterable[tuple[str, Rect]], size: float, *, fill_gaps: bool = True
+    block: int,
+    glyphs: Iterable[tuple[str, Rect]],
+    size: float,
+    *,
+    fill_gaps: bool = True,
+    bold: bool = False,
 ) -> Fragment | None:
     """Returns the fragment of these glyphs, or None when no visible character is left.
 
@@ -61,7 +68,9 @@ def make_fragment(
         return None
     if empty_boxes:
         _share_ligature_boxes(boxes)
-    return Fragment(block, "".join(chars), boxes, size, union(b for b in boxes if b is not None))
+    return Fragment(
+        block, "".join(chars), boxes, size, union(b for b in boxes if b is not None), bold
+    )
 
 
 def _share_ligature_boxes(boxes: list[Box]) -> None:
@@ -105,6 +114,8 @@ class _Line:
     chars: list[str]
     boxes: list[Box]
     last: Fragment
+    size: float
+    bold: bool
 
     def continues_with(self, fragment: Fragment) -> bool:
         """Says whether `fragment` sits on this line, to its right, in the same block."""
@@ -121,6 +132,13 @@ class _Line:
         self.chars.extend(fragment.text)
         self.boxes.extend(fragment.boxes)
         self.last = fragment
+        self.size = max(self.size, fragment.size)
+        self.bold = self.bold and fragment.bold
+
+    def style(self) -> LineStyle:
+        drawn = [box for box in self.boxes if box is not None]
+        gaps = (right[0] - left[2] for left, right in itertools.pairwise(drawn))
+        return LineStyle(self.size, self.bold, max(gaps, default=0.0))
 
 
 def _visual_lines(ordered: Sequence[Fragment]) -> list[_Line]:
@@ -130,17 +148,28 @@ def _visual_lines(ordered: Sequence[Fragment]) -> list[_Line]:
         if lines and lines[-1].continues_with(fragment):
             lines[-1].append(fragment)
         else:
-            lines.append(_Line(fragment.block, list(fragment.text), list(fragment.boxes), fragment))
+            lines.append(
+                _Line(
+                    fragment.block,
+                    list(fragment.text),
+                    list(fragment.boxes),
+                    fragment,
+                    fragment.size,
+                    fragment.bold,
+                )
+            )
     return lines
 
 
 @dataclass(frozen=True, eq=False)
 class ComposedText:
-    """A page's text with, per character, its box (NaN for separators) and visual line id."""
+    """A page's text with, per character, its box (NaN for separators) and visual line id,
+    and the style of each visual line."""
 
     text: str
     char_boxes: npt.NDArray[np.float32]
     line_ids: npt.NDArray[np.int32]
+    line_styles: tuple[LineStyle, ...]
 
 
 def compose_text(fragments: Sequence[Fragment]) -> ComposedText:
@@ -154,7 +183,8 @@ def compose_text(fragments: Sequence[Fragment]) -> ComposedText:
     boxes: list[Box] = []
     ids: list[int] = []
     previous: _Line | None = None
-    for line_id, line in enumerate(_visual_lines(fragments)):
+    lines = _visual_lines(fragments)
+    for line_id, line in enumerate(lines):
         if previous is not None:
             if _joins_hyphenated(chars, line.chars[0]):
                 chars.pop()
@@ -169,7 +199,12 @@ def compose_text(fragments: Sequence[Fragment]) -> ComposedText:
         boxes.extend(line.boxes)
         ids.extend(NO_LINE if box is None else line_id for box in line.boxes)
         previous = line
-    return ComposedText("".join(chars), _box_array(boxes), np.array(ids, dtype=np.int32))
+    return ComposedText(
+        "".join(chars),
+        _box_array(boxes),
+        np.array(ids, dtype=np.int32),
+        tuple(line.style() for line in lines),
+    )
 
 
 def _joins_hyphenated(chars: list[str], next_char: str) -> bool:

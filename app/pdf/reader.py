@@ -8,6 +8,7 @@ Reading order (`app.pdf.layout`) and text assembly (`app.pdf.pagetext`) know not
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -76,6 +77,9 @@ COVERAGE_GRID = 64
 
 MAX_RENDER_PIXELS = 50_000_000
 """The largest PNG rendered: a poster-sized page at a high scale would exhaust memory."""
+
+_BOLD_FONT = re.compile(r"bold|black|heavy|demi|[-,]medi(?:um)?\b", re.IGNORECASE)
+"""A font name that says its weight: "Arial-BoldMT", "NimbusRomNo9L-Medi"."""
 
 _MUPDF_ERRORS = (RuntimeError, ValueError, pymupdf.mupdf.FzErrorBase)
 """What PyMuPDF raises on a broken file: FileDataError (a RuntimeError) when opening,
@@ -302,6 +306,7 @@ def _text_layer(page: pymupdf.Page, raw: dict[str, Any]) -> PageText:
         char_boxes=boxes,
         line_ids=composed.line_ids,
         image_coverage=_image_coverage(page),
+        line_styles=composed.line_styles,
     )
 
 
@@ -321,7 +326,7 @@ def _fragments(
             if turn is not None:
                 glyphs = ((char, _turn_box(box, turn)) for char, box in glyphs)
             size = max((span["size"] for span in spans), default=0.0)
-            fragment = make_fragment(number, glyphs, size)
+            fragment = make_fragment(number, glyphs, size, bold=_all_bold(spans))
             if fragment is None:
                 continue
             cos, sin = line["dir"]
@@ -329,6 +334,15 @@ def _fragments(
                 cos, sin = cos * turn.a + sin * turn.c, cos * turn.b + sin * turn.d
             (upright if cos > 0.99 and abs(sin) < 0.01 else rotated).append(fragment)
     return upright, rotated
+
+
+def _all_bold(spans: list[dict[str, Any]]) -> bool:
+    """Says whether every span with a visible glyph is set bold, as its flags or its font's
+    name say (a subset font's flags often leave the weight out)."""
+    inked = [span for span in spans if any(not char["c"].isspace() for char in span["chars"])]
+    return bool(inked) and all(
+        span["flags"] & pymupdf.TEXT_FONT_BOLD or _BOLD_FONT.search(span["font"]) for span in inked
+    )
 
 
 def read_annotations(

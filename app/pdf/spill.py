@@ -63,6 +63,7 @@ class BoxSpill:
             line_ids=np.frombuffer(data, np.int32, count, offset=count * BOX_BYTES),
             image_coverage=lines.image_coverage,
             ocr_confidence=lines.ocr_confidence,
+            line_styles=lines.line_styles,
         )
 
     def window(self, pages: Sequence[PageLines], *, first: int, last: int) -> PageWindow:
