@@ -117,6 +117,10 @@ BLIND8 = "financebench-blind 8"
 """bench/data/financebench_blind8.jsonl's questions, written blind in session 36, over the same
 filings."""
 BLIND8_OWN = "financebench-blind 8, own filing"
+BLIND9 = "financebench-blind 9"
+"""bench/data/financebench_blind9.jsonl's questions, written blind in session 37, over the same
+filings."""
+BLIND9_OWN = "financebench-blind 9, own filing"
 STYLE_SETS = (
     ("financebench_more", MORE, MORE_OWN),
     ("financebench_held", HELD, HELD_OWN),
@@ -128,6 +132,7 @@ STYLE_SETS = (
     ("financebench_blind6", BLIND6, BLIND6_OWN),
     ("financebench_blind7", BLIND7, BLIND7_OWN),
     ("financebench_blind8", BLIND8, BLIND8_OWN),
+    ("financebench_blind9", BLIND9, BLIND9_OWN),
 )
 """(file in bench/data, source in one collection, source within the question's filing)."""
 SEC_HELD = "10-Q held"
@@ -479,7 +484,8 @@ def section(
             f"FinanceBench's {files} filings ({pages:,} pages; FinanceBench's questions and "
             "bench/data's financebench_more, financebench_held, financebench_blind, "
             "financebench_blind2, financebench_blind3, financebench_blind4, financebench_blind5, "
-            "financebench_blind6, financebench_blind7 and financebench_blind8 are asked "
+            "financebench_blind6, financebench_blind7, financebench_blind8 and "
+            "financebench_blind9 are asked "
             "over all of them, and again restricted to the question's filing)"
         )
     asked = "every question" if every <= 1 else f"every {every}th question"

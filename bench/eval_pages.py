@@ -121,6 +121,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 "financebench_blind6",
                 "financebench_blind7",
                 "financebench_blind8",
+                "financebench_blind9",
             )
         },
         "sec10q-held": EvalSet(
@@ -420,7 +421,9 @@ def main() -> None:
             "financebench-blind6 = `bench/data/financebench_blind6.jsonl` (24), written blind in "
             "session 34; financebench-blind7 = `bench/data/financebench_blind7.jsonl` (20), "
             "written blind in session 35; financebench-blind8 = "
-            "`bench/data/financebench_blind8.jsonl` (20), written blind in session 36; docs = "
+            "`bench/data/financebench_blind8.jsonl` (20), written blind in session 36; "
+            "financebench-blind9 = `bench/data/financebench_blind9.jsonl` (20), written blind in "
+            "session 37; docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",
