@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
+from app.chunking.structure import RUNNING_PAGES
 from app.core.geometry import on_one_row
 from app.core.records import PageLines, Rect, TocEntry
 
@@ -29,8 +30,8 @@ MAX_WORDS = 20
 MIN_LETTER_SHARE = 0.5
 """Letters a heading needs among its visible characters: figures are no heading."""
 RECURRING_SHARE = 0.2
-"""A line written on more than this share of the pages (and RECURRING_PAGES) is a running one."""
-RECURRING_PAGES = 3
+"""A heading written on more than this share of the pages (and on more than RUNNING_PAGES) is a
+running one."""
 CELL_GAP = 2.0
 """Font sizes of blank within a line that part a table row's cells: no heading has one."""
 WRAPPED_WIDTH = 0.6
@@ -81,7 +82,7 @@ def detected_headings(
         ]
     titles = [" ".join(texts[index] for index in run) for _, texts, run in found]
     counts = Counter(title.lower() for title in titles)
-    running = max(RECURRING_PAGES, RECURRING_SHARE * len(pages))
+    running = max(RUNNING_PAGES, RECURRING_SHARE * len(pages))
     return [
         TocEntry(
             level=SECTION_LEVEL,
