@@ -615,9 +615,9 @@ class _Headings:
         and the (chapter, section) they leave in force there. Under headings read off the
         pages, a table's rows stand under the heading before the table: a line of its column
         heads set bold ("Three Months Ended") is no heading of the text."""
-        within = table is not None and self._by_offset
-        if within and table is not None:
-            position = table.start
+        within = False
+        if table is not None and self._by_offset:
+            position, within = table.start, True
         page = _page_at(offsets, position)
         count = self._index_at(pages[page], position - offsets[page], within=within)
         return count, self._titles[count - 1] if count else (None, None)

@@ -65,11 +65,13 @@ def detected_headings(
             continue
         texts = page.line_texts()
         spans = furniture.get(page.number, ())
+        boxes: list[Rect] = [tuple(box) for box in page.line_boxes.tolist()]
+        width = _text_width(page)
         runs: list[list[int]] = []
         for index, text in enumerate(texts):
-            if not _stands_out(page, index, text, body, spans):
+            if not _stands_out(page, boxes, index, text, body, spans):
                 continue
-            if runs and _continues(page, texts, runs[-1][-1], index):
+            if runs and _continues(page, boxes, width, texts, runs[-1][-1], index):
                 runs[-1].append(index)
             else:
                 runs.append([index])
@@ -78,7 +80,10 @@ def detected_headings(
             for run in runs
             if len(run) <= MAX_JOINED
             and not _SENTENCE_END.search(texts[run[-1]])
-            and not (run[-1] + 1 < len(texts) and _continues(page, texts, run[-1], run[-1] + 1))
+            and not (
+                run[-1] + 1 < len(texts)
+                and _continues(page, boxes, width, texts, run[-1], run[-1] + 1)
+            )
         ]
     titles = [" ".join(texts[index] for index in run) for _, texts, run in found]
     counts = Counter(title.lower() for title in titles)
@@ -104,9 +109,7 @@ def _body_size(pages: Sequence[PageLines]) -> float | None:
         if not page.line_styles:
             continue
         widths = page.line_boxes[:, 2] - page.line_boxes[:, 0]
-        wide = widths >= PROSE_WIDTH * float(
-            page.line_boxes[:, 2].max() - page.line_boxes[:, 0].min()
-        )
+        wide = widths >= PROSE_WIDTH * _text_width(page)
         for style, glyphs, is_wide in zip(
             page.line_styles, page.line_glyphs.tolist(), wide.tolist(), strict=True
         ):
@@ -115,8 +118,14 @@ def _body_size(pages: Sequence[PageLines]) -> float | None:
     return sizes.most_common(1)[0][0] if sizes else None
 
 
+def _text_width(page: PageLines) -> float:
+    """Returns the width from the page's leftmost line edge to its rightmost."""
+    return float(page.line_boxes[:, 2].max() - page.line_boxes[:, 0].min())
+
+
 def _stands_out(
     page: PageLines,
+    boxes: Sequence[Rect],
     index: int,
     text: str,
     body: float,
@@ -135,29 +144,33 @@ def _stands_out(
     start = int(page.line_starts[index])
     if style.widest_gap > CELL_GAP * style.size or any(a <= start < b for a, b in furniture):
         return False
-    return _alone_on_row(page, index)
+    return _alone_on_row(boxes, index)
 
 
-def _alone_on_row(page: PageLines, index: int) -> bool:
-    """Says whether no other line of the page shares the line's row: a table's cells, when
-    PyMuPDF reads them as lines of their own, do."""
-    boxes: list[Rect] = [tuple(box) for box in page.line_boxes.tolist()]
+def _alone_on_row(boxes: Sequence[Rect], index: int) -> bool:
+    """Says whether no other of the page's line boxes shares the line's row: a table's cells,
+    when PyMuPDF reads them as lines of their own, do."""
     return not any(
         other != index and on_one_row(boxes[index], box) for other, box in enumerate(boxes)
     )
 
 
-def _continues(page: PageLines, texts: Sequence[str], above: int, below: int) -> bool:
+def _continues(
+    page: PageLines,
+    boxes: Sequence[Rect],
+    width: float,
+    texts: Sequence[str],
+    above: int,
+    below: int,
+) -> bool:
     """Says whether line `below` carries on the text of line `above`: the next line, in the
     same style, no more than a line's height below, where `above` reads as cut short (it
-    ends in a lower-case word or a joining mark, or runs across most of the text's width)."""
-    x0, top, x1, bottom = (float(v) for v in page.line_boxes[above])
+    ends in a lower-case word or a joining mark, or runs across most of the text's `width`)."""
+    x0, top, x1, bottom = boxes[above]
     if not (
         below == above + 1
         and page.line_styles[above] == page.line_styles[below]
-        and 0 <= float(page.line_boxes[below, 1]) - bottom < bottom - top
+        and 0 <= boxes[below][1] - bottom < bottom - top
     ):
         return False
-    left = float(page.line_boxes[:, 0].min())
-    right = float(page.line_boxes[:, 2].max())
-    return bool(_CUT_SHORT.search(texts[above])) or x1 - x0 >= WRAPPED_WIDTH * (right - left)
+    return bool(_CUT_SHORT.search(texts[above])) or x1 - x0 >= WRAPPED_WIDTH * width
