@@ -147,6 +147,10 @@ SEC_BLIND2 = "10-Q blind 2"
 """bench/data/sec10q_blind2.jsonl's questions, written blind in session 28, over the same 20
 10-Qs."""
 SEC_BLIND2_OWN = "10-Q blind 2, own filing"
+SEC_BLIND3 = "10-Q blind 3"
+"""bench/data/sec10q_blind3.jsonl's questions, written blind in session 38, over the same 20
+10-Qs."""
+SEC_BLIND3_OWN = "10-Q blind 3, own filing"
 STYLED = (
     *(source for _, one, own in STYLE_SETS for source in (one, own)),
     SEC_HELD,
@@ -155,6 +159,8 @@ STYLED = (
     SEC_BLIND_OWN,
     SEC_BLIND2,
     SEC_BLIND2_OWN,
+    SEC_BLIND3,
+    SEC_BLIND3_OWN,
 )
 DOCS_HELD = "docs held"
 """bench/data/docs_held.jsonl's questions over the papers and manuals, kept from tuning."""
@@ -293,6 +299,8 @@ def ask_all(
             outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND, SEC_BLIND_OWN))
         for question in every_nth(financebench_style_questions("sec10q_blind2", CORPUS), every):
             outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND2, SEC_BLIND2_OWN))
+        for question in every_nth(financebench_style_questions("sec10q_blind3", CORPUS), every):
+            outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND3, SEC_BLIND3_OWN))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
@@ -474,9 +482,10 @@ def section(
     if SEC10Q_COLLECTION in sizes:
         files, pages = sizes[SEC10Q_COLLECTION]
         collections.append(
-            f"docugami's {files} 10-Qs ({pages:,} pages; `bench/data/sec10q_blind.jsonl`'s "
-            "and `bench/data/sec10q_blind2.jsonl`'s questions are asked over all of them, and "
-            "again restricted to the question's filing)"
+            f"docugami's {files} 10-Qs ({pages:,} pages; `bench/data/sec10q_blind.jsonl`'s, "
+            "`bench/data/sec10q_blind2.jsonl`'s and `bench/data/sec10q_blind3.jsonl`'s "
+            "questions are asked over all of them, and again restricted to the question's "
+            "filing)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

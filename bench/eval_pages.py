@@ -138,7 +138,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 financebench_style_questions(name, CORPUS),
                 BY_QUESTION_TYPE,
             )
-            for name in ("sec10q_blind", "sec10q_blind2")
+            for name in ("sec10q_blind", "sec10q_blind2", "sec10q_blind3")
         },
         **{
             name.replace("_", "-"): EvalSet(
@@ -407,7 +407,9 @@ def main() -> None:
             "20 and kept from tuning; sec10q-blind = `bench/data/sec10q_blind.jsonl`, 30 in the "
             "same style over all 20 of docugami's 10-Qs (a collection of their own), written "
             "blind in session 26; sec10q-blind2 = `bench/data/sec10q_blind2.jsonl`, 30 more "
-            "over the same 20, written blind in session 28; docs-held = "
+            "over the same 20, written blind in session 28; sec10q-blind3 = "
+            "`bench/data/sec10q_blind3.jsonl`, 30 more over the same 20, written blind in "
+            "session 38; docs-held = "
             "`bench/data/docs_held.jsonl`, 30 over the "
             "papers and manuals, written blind in session 21 and kept from tuning; "
             "financebench-blind and docs-blind = `bench/data/financebench_blind.jsonl` (24) and "
