@@ -139,28 +139,19 @@ SEC_HELD = "10-Q held"
 """bench/data/sec10q_held.jsonl's questions, kept from tuning, over the documents' collection
 (whose 10-Qs they ask about)."""
 SEC_HELD_OWN = "10-Q held, own filing"
-SEC_BLIND = "10-Q blind"
-"""bench/data/sec10q_blind.jsonl's questions, written blind in session 26, over all 20 of
-docugami's 10-Qs (their own collection: the documents' holds 18)."""
-SEC_BLIND_OWN = "10-Q blind, own filing"
-SEC_BLIND2 = "10-Q blind 2"
-"""bench/data/sec10q_blind2.jsonl's questions, written blind in session 28, over the same 20
-10-Qs."""
-SEC_BLIND2_OWN = "10-Q blind 2, own filing"
-SEC_BLIND3 = "10-Q blind 3"
-"""bench/data/sec10q_blind3.jsonl's questions, written blind in session 38, over the same 20
-10-Qs."""
-SEC_BLIND3_OWN = "10-Q blind 3, own filing"
+SEC_BLIND_SETS = (
+    ("sec10q_blind", "10-Q blind", "10-Q blind, own filing"),
+    ("sec10q_blind2", "10-Q blind 2", "10-Q blind 2, own filing"),
+    ("sec10q_blind3", "10-Q blind 3", "10-Q blind 3, own filing"),
+)
+"""(file in bench/data, source in one collection, source within the question's filing): the
+questions written blind in sessions 26, 28 and 38 over all 20 of docugami's 10-Qs (their own
+collection: the documents' holds 18)."""
 STYLED = (
     *(source for _, one, own in STYLE_SETS for source in (one, own)),
     SEC_HELD,
     SEC_HELD_OWN,
-    SEC_BLIND,
-    SEC_BLIND_OWN,
-    SEC_BLIND2,
-    SEC_BLIND2_OWN,
-    SEC_BLIND3,
-    SEC_BLIND3_OWN,
+    *(source for _, one, own in SEC_BLIND_SETS for source in (one, own)),
 )
 DOCS_HELD = "docs held"
 """bench/data/docs_held.jsonl's questions over the papers and manuals, kept from tuning."""
@@ -292,15 +283,16 @@ def ask_all(
             for question in every_nth(docs_questions(name, source), every):
                 response = citelock.query(question.question, DOCS_COLLECTION, TOP_K)
                 outcomes.append(judge(question, source, response))
-        blind_10qs = financebench_style_questions("sec10q_blind", CORPUS)
-        quarterlies = citelock.ensure_collection(SEC10Q_COLLECTION, files_of(blind_10qs))
+        blind_10qs = {
+            name: financebench_style_questions(name, CORPUS) for name, _, _ in SEC_BLIND_SETS
+        }
+        quarterlies = citelock.ensure_collection(
+            SEC10Q_COLLECTION, files_of(blind_10qs["sec10q_blind"])
+        )
         sizes[SEC10Q_COLLECTION] = (len(quarterlies.ids), quarterlies.pages)
-        for question in every_nth(blind_10qs, every):
-            outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND, SEC_BLIND_OWN))
-        for question in every_nth(financebench_style_questions("sec10q_blind2", CORPUS), every):
-            outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND2, SEC_BLIND2_OWN))
-        for question in every_nth(financebench_style_questions("sec10q_blind3", CORPUS), every):
-            outcomes += ask_both(citelock, question, quarterlies, (SEC_BLIND3, SEC_BLIND3_OWN))
+        for name, source, own_source in SEC_BLIND_SETS:
+            for question in every_nth(blind_10qs[name], every):
+                outcomes += ask_both(citelock, question, quarterlies, (source, own_source))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
