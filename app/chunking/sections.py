@@ -53,14 +53,16 @@ def detected_headings(
     entries at SECTION_LEVEL that know where their text starts: lines set bold or in a larger
     type than the body, alone on their row, short, mostly letters, not a sentence, neither
     furniture nor running, and not the first lines of a paragraph set all in bold."""
-    document_body = _body_size(pages)
+    prose = [(page, _prose_sizes(page)) for page in pages if page.line_styles]
+    document_sizes: Counter[float] = Counter()
+    for _, sizes in prose:
+        document_sizes.update(sizes)
+    document_body = _most_common(document_sizes)
     found: list[tuple[PageLines, list[str], list[int]]] = []
-    for page in pages:
-        if not page.line_styles:
-            continue
+    for page, sizes in prose:
         # A filing's exhibits or a report's appendix may be set larger than its body: each
         # page's prose says what stands out on it.
-        body = _body_size([page]) or document_body
+        body = _most_common(sizes) or document_body
         if body is None:
             continue
         texts = page.line_texts()
@@ -101,20 +103,22 @@ def detected_headings(
     ]
 
 
-def _body_size(pages: Sequence[PageLines]) -> float | None:
-    """Returns the font size most of these pages' prose is set in: the size of most glyphs
-    on lines running across half the text's width or more (a table's cells are narrower)."""
+def _prose_sizes(page: PageLines) -> Counter[float]:
+    """Returns the glyphs the page's prose sets in each font size (to the half point): those
+    on lines running across half the text's width or more (a table's cells are narrower). The
+    size of most is the body's."""
+    widths = page.line_boxes[:, 2] - page.line_boxes[:, 0]
+    wide = widths >= PROSE_WIDTH * _text_width(page)
     sizes: Counter[float] = Counter()
-    for page in pages:
-        if not page.line_styles:
-            continue
-        widths = page.line_boxes[:, 2] - page.line_boxes[:, 0]
-        wide = widths >= PROSE_WIDTH * _text_width(page)
-        for style, glyphs, is_wide in zip(
-            page.line_styles, page.line_glyphs.tolist(), wide.tolist(), strict=True
-        ):
-            if is_wide:
-                sizes[round(style.size * 2) / 2] += glyphs
+    for style, glyphs, is_wide in zip(
+        page.line_styles, page.line_glyphs.tolist(), wide.tolist(), strict=True
+    ):
+        if is_wide:
+            sizes[round(style.size * 2) / 2] += glyphs
+    return sizes
+
+
+def _most_common(sizes: Counter[float]) -> float | None:
     return sizes.most_common(1)[0][0] if sizes else None
 
 
