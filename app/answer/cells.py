@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from app.answer.claims import STOPWORDS, Answer, Quote, shown_text, worked_out
 from app.core.chunks import Candidate
+from app.core.rows import MONTH
 
 CELL_CONFIDENCE = 0.7
 """A cell found under the column and in the row the question names is what it asked for."""
@@ -28,6 +29,7 @@ _FIGURE = re.compile(r"[\-\u2013\u2014]|[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)(?
 _EDGE_PUNCTUATION = re.compile(r"^[^\w]+|[^\w]+$")
 _POSSESSIVE = re.compile(r"['\u2019]s$")
 _PROSE_END = re.compile(r"[,.;:]$")
+_MONTH = re.compile(MONTH, re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -40,8 +42,8 @@ class TableRow:
 
 
 def table_rows(chunk: Candidate) -> list[TableRow]:
-    """Returns the lines of `chunk` below its table's header that are a label and then
-    figures only."""
+    """Returns the lines of `chunk` below its table's header that are a label, with a letter,
+    and then figures only ("31, 2022" is a date's end, no row)."""
     rows = []
     header_end = chunk.table_header[1] - chunk.page_span_start if chunk.table_header else 0
     for match in _LINE.finditer(chunk.content, max(header_end, 0)):
@@ -49,9 +51,10 @@ def table_rows(chunk: Candidate) -> list[TableRow]:
         count = 0
         while count < len(words) and _FIGURE.fullmatch(words[len(words) - 1 - count]):
             count += 1
-        if 0 < count < len(words) and any(c.isdigit() for c in " ".join(words[-count:])):
-            label = " ".join(words[: len(words) - count])
-            rows.append(TableRow(chunk, match.span(), label, tuple(words[-count:])))
+        label = " ".join(words[: len(words) - count])
+        figures = words[len(words) - count :]
+        if any(c.isalpha() for c in label) and any(c.isdigit() for c in "".join(figures)):
+            rows.append(TableRow(chunk, match.span(), label, tuple(figures)))
     return rows
 
 
@@ -70,16 +73,23 @@ def header_lines(table: Sequence[Candidate]) -> list[str]:
 def column_names(lines: Sequence[str], count: int) -> list[tuple[str, ...]]:
     """Returns the names the header's lines can give the last `count` columns, the line
     nearest the rows first: a line's last `count` words, when it has `count` words or one more
-    (the labels' own heading), none ending as prose does. Columns of years or dates are a
-    statement's periods (app.answer.metrics), not names."""
+    (the labels' own heading), none ending as prose does or a word of grammar written small
+    ("Revenue by business" titles the labels). Columns of years or dates ("December" over "31,
+    2022") are a statement's periods (app.answer.metrics), not names."""
     named = []
     for line in reversed(lines):
         words = line.split()
-        if len(words) in (count, count + 1) and not any(_PROSE_END.search(w) for w in words):
+        if len(words) in (count, count + 1) and not any(
+            _PROSE_END.search(word) or word in STOPWORDS for word in words
+        ):
             names = tuple(words[-count:])
-            if all(any(c.isalpha() for c in name) for name in names):
+            if all(_is_name(name) for name in names):
                 named.append(names)
     return named
+
+
+def _is_name(word: str) -> bool:
+    return any(c.isalpha() for c in word) and not _MONTH.fullmatch(word)
 
 
 def written_words(text: str) -> set[str]:
