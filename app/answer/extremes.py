@@ -535,11 +535,12 @@ def _blocks(
 
     A table may stack blocks under lines of their own ("Net sales" rows, then "Operating
     profit" rows): such a line, after rows, begins a block titled by it, and a total ends the
-    block it sums. The first block is titled by the table's header and the last TITLE_LINES
-    lines of the page above the first chunk as well, or, when neither titles it (a table that
-    opens its page, under its periods and units only), the last TITLE_LINES of `page_before`.
-    A block goes on from one chunk of the table to the next. Lines of periods and units title
-    nothing.
+    block it sums; rows right after a total stand under the title of the block it summed
+    ("Revenue by business": "Total Banking", then "Fixed Income Markets"). The first block is
+    titled by the table's header and the last TITLE_LINES lines of the page above the first
+    chunk as well, or, when neither titles it (a table that opens its page, under its periods
+    and units only), the last TITLE_LINES of `page_before`. A block goes on from one chunk of
+    the table to the next. Lines of periods and units title nothing.
     """
     if not table:
         return []
@@ -548,6 +549,7 @@ def _blocks(
     if not above_lines and not _last_titling_lines(first.table_header_text):
         above_lines = _last_titling_lines(page_before)
     blocks: list[tuple[list[str], list[Row]]] = [([first.table_header_text, *above_lines], [])]
+    summed_title: list[str] = []
     for chunk, text_above in table:
         rows = asked.rows_of(chunk_rows(chunk, text_above), year)
         for line in _LINE.finditer(chunk.content):
@@ -556,8 +558,12 @@ def _blocks(
             )
             if row is not None:
                 if row.parts[0][0] == line.start():
-                    blocks[-1][1].append(row)
+                    title_lines, block_rows = blocks[-1]
+                    if not title_lines:
+                        title_lines.extend(summed_title)
+                    block_rows.append(row)
                     if row.label.startswith("total"):
+                        summed_title = title_lines
                         blocks.append(([], []))
             elif _titling(line.group()):
                 if blocks[-1][1]:
@@ -1141,6 +1147,10 @@ def block_figure(
                 found.append((len(held), title, row))
     longest = max((held for held, _, _ in found), default=0)
     named = [(title, row) for held, title, row in found if held == longest]
+    if len({row.label for _, row in named}) > 1:
+        # "the Equity Markets business in JPMorgan Chase's Corporate & Investment Bank" names
+        # "Equity Markets" as its row writes it, "Investment Banking" only by its terms.
+        named = [(title, row) for title, row in named if _written_in(row.label, question)]
     if len({row.label for _, row in named}) != 1:
         return None
     title, row = named[0]
@@ -1148,6 +1158,10 @@ def block_figure(
     scale = f" {row.scale.removesuffix('s')}" if row.scale else ""
     said = f"{compared.name}: {title.rstrip(':')} {shown_figure(compared.value)}{scale}"
     return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
+
+
+def _written_in(label: str, question: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(label)}(?!\w)", question, re.IGNORECASE) is not None
 
 
 _TOTAL = re.compile(r"^total\s+", re.I)

@@ -555,6 +555,26 @@ def test_an_owner_named_is_read_as_a_row_of_the_block_its_measure_titles() -> No
     assert answer.text.startswith("MGM China: Adjusted EBITDA 568,294 thousand in 2018")
 
 
+def test_the_rows_after_a_subtotal_stand_under_the_block_s_title() -> None:
+    table = statement_chunk(
+        42,
+        "Revenue by business\nInvestment Banking $ 2,851 $ 886 222 %\nLending 265 350 (24)\n"
+        "Total Banking 4,508 2,650 70\nFixed Income Markets 5,761 4,993 15\n"
+        "Equity Markets 3,289 2,237 47\nTotal net revenue 13,569 9,908 37\n",
+        page=23,
+        header="Selected income statement data Three months ended March 31, (in millions) 2021 "
+        "2020 Change",
+    )
+    # Both rows' terms are the question's; only one is written in it as its row writes it.
+    asked = (
+        "How much revenue did the Equity Markets business in JPMorgan Chase's Corporate & "
+        "Investment Bank generate in the first quarter of 2021?"
+    )
+    answer = block_figure(asked, [(table, "")])
+    assert answer is not None
+    assert answer.text.startswith("Equity Markets: Revenue by business 3,289 million in 2021")
+
+
 def test_no_block_is_read_that_a_header_alone_titles() -> None:
     # The header names every measure of the table: which block it titles is not said.
     untitled = statement_chunk(
