@@ -24,6 +24,7 @@ from typing import NamedTuple
 
 from app.answer.cells import written_words
 from app.answer.claims import STOPWORDS, Answer, Quote, shown_text, terms, worked_out
+from app.answer.kinds import names_rate
 from app.answer.metrics import (
     COMPUTED_CONFIDENCE,
     MONTHS_SPANNED,
@@ -199,12 +200,18 @@ class ExtremeQuestion:
     counted: int | None = None
     """How many things it says are compared ("Which of JPMorgan Chase's four lines of
     business"): a "Corporate" beyond them is none of them."""
+    of_rates: bool = True
+    """A row of percentages holds the measure: it is a rate ("operating margin"), or the row is
+    read by the label the question names. Of an amount ("net sales"), such a row holds its
+    shares or changes."""
 
     def rows_of(self, rows: Sequence[Row], year: int) -> list[Row]:
         """Returns the rows with a figure for what is asked, as `year`'s: of `period`'s column
         where the row's header tells it, else (unless a quarter is asked) of the year's."""
         kept = []
         for row in rows:
+            if row.rate and not self.of_rates:
+                continue
             dated = in_period(row, self.period, year) if self.period else None
             if self.growth:
                 pair = _year_apart(row, dated, self.period, year, quarterly=self.quarterly)
@@ -272,6 +279,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                     measure=frozenset(measure - _GROWTH),
                     named=_LEADING_PREPOSITION.sub("", named),
                     growth=bool(measure & _GROWTH),
+                    of_rates=names_rate(named) and not measure & _GROWTH,
                 )
             )
     for found in _LOSS.finditer(question):
@@ -282,6 +290,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                 measure=frozenset(terms(income)),
                 named=found.group("measure"),
                 sign=-1,
+                of_rates=False,
             )
         )
     moves = [(found, -1) for found in _DECLINED.finditer(question)] + [
@@ -302,6 +311,7 @@ def asked_extremes(question: str) -> list[ExtremeQuestion]:
                     named=f"{named} growth" if fastest else named,
                     sign=0 if fastest else sign,
                     growth=True,
+                    of_rates=False,
                 )
             )
     return asks
@@ -628,7 +638,7 @@ def _row_compared(row: Row, year: int, *, growth: bool = False) -> Compared:
     if growth:
         now, past = row.figures[year], row.figures[year - 1]
         return Compared(name, (now - past) / abs(past) * 100, quote, now)
-    return Compared(name, row.figures[year], quote)
+    return Compared(name, row.figures[year], quote, unit="%" if row.rate else "")
 
 
 def column_extreme(
@@ -1155,9 +1165,15 @@ def block_figure(
         return None
     title, row = named[0]
     compared = _row_compared(row, year)
-    scale = f" {row.scale.removesuffix('s')}" if row.scale else ""
-    said = f"{compared.name}: {title.rstrip(':')} {shown_figure(compared.value)}{scale}"
+    said = f"{compared.name}: {title.rstrip(':')} {_as_printed(row, compared.value)}"
     return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
+
+
+def _as_printed(row: Row, figure: float) -> str:
+    """Returns a row's figure in its unit: a rate's in percent, an amount's in the table's."""
+    if row.rate:
+        return f"{shown_figure(figure)}%"
+    return f"{shown_figure(figure)} {row.scale.removesuffix('s')}".rstrip()
 
 
 def _written_in(label: str, question: str) -> bool:
@@ -1203,8 +1219,7 @@ def section_figure(
     if len({row.label for row in named}) != 1:
         return None
     compared = _row_compared(named[0], year)
-    scale = f" {named[0].scale.removesuffix('s')}" if named[0].scale else ""
-    said = f"{section}: {compared.name} {shown_figure(compared.value)}{scale}"
+    said = f"{section}: {compared.name} {_as_printed(named[0], compared.value)}"
     return worked_out(f"{said}{_when(year, quarterly)}", [compared.quote])
 
 
@@ -1250,9 +1265,13 @@ def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Compari
     if asked.counted is not None and len(compared) > asked.counted:
         compared = [each for each in compared if not _CORPORATE.fullmatch(each.name)]
 
+    # A column prints its "%" on its first row only ("49.7 %" over "56.0"): one measure
+    # compared has one unit.
+    unit = next((each.unit for each in compared if each.unit), "")
+
     def shown(each: Compared) -> str:
         if each.amount is None:
-            return f"{shown_figure(each.value)}{each.unit}"
+            return f"{shown_figure(each.value)}{unit}"
         return f"{shown_figure(each.amount)} ({each.value:+.1f}%)"
 
     listed = ", ".join(f"{each.name} {shown(each)}" for each in compared)

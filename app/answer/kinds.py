@@ -133,14 +133,25 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
     )
 
 
-_ASKS_PERCENT = re.compile(
+_RATE = re.compile(
     r"%|\b(?:margins?|rates?|ratios?|percent(?:age)?s?|shares?|proportion|portion|mix|yields?|"
-    r"returns?|efficiency|growth|grow|grew|grown|changes?|changed|increase[ds]?|decrease[ds]?|"
-    r"declines?|declined|rise|rose|risen|fall|fell|fallen|up|down|accuracy|scores?|"
-    r"speedups?|improve(?:d|ment)?)\b",
+    r"returns?|efficiency|occupancy|accuracy|scores?|speedups?)\b",
     re.I,
 )
+"""Words naming a measure that a percentage states: a rate, a share, a score."""
+_CHANGE = re.compile(
+    r"\b(?:growth|grow|grew|grown|changes?|changed|increase[ds]?|decrease[ds]?|declines?|"
+    r"declined|rise|rose|risen|fall|fell|fallen|up|down|improve(?:d|ment)?)\b",
+    re.I,
+)
+_ASKS_PERCENT = re.compile(f"{_RATE.pattern}|{_CHANGE.pattern}", re.I)
 """Words of a question a percentage answers: a rate, a share, a change."""
+
+
+def names_rate(measure: str) -> bool:
+    """Whether `measure` is one a percentage states ("operating margin"), not an amount ("net
+    sales"), whose percentages are its shares or changes."""
+    return _RATE.search(measure) is not None
 
 
 _FIGURES = frozenset({Asked.COUNT, Asked.AMOUNT})

@@ -1143,6 +1143,9 @@ class Row:
     periods: Mapping[Period, float] = field(default_factory=dict)
     """One figure per column whose period the table's header tells whole (column_periods):
     a quarterly report's, whose years head several columns each (`figures` then empty)."""
+    rate: bool = False
+    """Its figures are percentages, each a year's rate ("Operating margin 14.4 % 14.1 %"),
+    whatever the table's unit."""
 
     @property
     def parts(self) -> tuple[tuple[int, int], ...]:
@@ -1306,6 +1309,9 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
         parked = None
         rest = leadered.group(2) if leadered else " ".join(text.split()[len(label.split()) :])
         cells = _amounts(rest.split())
+        rate = not cells
+        if rate:
+            cells = _rates(rest.split())
         if changes and len(cells) - 1 in (len(years), len(periods)):
             cells = cells[:-1]  # "Card income 999 652 53" under "2021 2020 Change"
         values = [figure_value(cell) for cell in cells]
@@ -1341,7 +1347,7 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
             rows.append(
                 Row(
                     chunk, line, normal_label(label), figures, statement, audited, scale,
-                    label_part, dated,
+                    label_part, dated, rate,
                 )
             )  # fmt: skip
     return rows
@@ -1388,12 +1394,26 @@ def _heads(line: str) -> bool:
 def _amounts(cells: Sequence[str]) -> list[str]:
     """Returns a row's cells of amounts: currency signs and percentages ("18 %", "(4.9)%",
     the change columns beside a year's figures) left out."""
-    kept = []
-    for k, cell in enumerate(cells):
-        percent = cell.endswith("%") or cells[k + 1 : k + 2] == ["%"]
-        if cell not in ("$", "\u20ac", "\u00a3") and not percent:
-            kept.append(cell)
-    return kept
+    return [
+        cell for k, cell in enumerate(cells) if cell not in _CURRENCY and not _percent(cells, k)
+    ]
+
+
+def _rates(cells: Sequence[str]) -> list[str]:
+    """Returns a row's percentages, their signs left out: a rate's row has a year's in each
+    column ("Operating margin 14.4 % 14.1 % 13.7 %")."""
+    return [
+        cell.removesuffix("%")
+        for k, cell in enumerate(cells)
+        if cell not in (*_CURRENCY, "%") and _percent(cells, k)
+    ]
+
+
+_CURRENCY = ("$", "\u20ac", "\u00a3")
+
+
+def _percent(cells: Sequence[str], k: int) -> bool:
+    return cells[k].endswith("%") or cells[k + 1 : k + 2] == ["%"]
 
 
 def _continues(content: str, label_line: tuple[int, int], label: str) -> bool:
@@ -1413,11 +1433,13 @@ def find_row(item: LineItem, rows: Sequence[Row], years: Sequence[int]) -> Row |
     """Returns the row that prints `item` for every one of `years`: one of its own statement
     first, then one its preferred label names, then the earliest in the document; None when
     no row does. A balance is never read from a statement of flows (the cash flow statement's
-    "Inventories (277)" is a change), nor a flow from the balance sheet."""
+    "Inventories (277)" is a change), nor a flow from the balance sheet; an item is an
+    amount, never a row of rates."""
     fitting = [
         row
         for row in rows
         if item.label.fullmatch(row.label)
+        and not row.rate
         and all(year in row.figures for year in years)
         and (row.statement is None or (row.statement == "balance") == (item.statement == "balance"))
     ]

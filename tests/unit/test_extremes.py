@@ -782,10 +782,15 @@ def parts_compared(asked: ExtremeQuestion, found: list[PartRow]) -> str:
     return answer.text
 
 
-def segment_results(n: int, above: str, backlog: str) -> tuple[Candidate, str]:
+def segment_results(
+    n: int, above: str, backlog: str, margin: str = "10.8 % 10.6 %"
+) -> tuple[Candidate, str]:
     """Returns a segment's own table of results, as Lockheed Martin's 10-K gives each one,
     with the prose above it that names the segment."""
-    rows = f"2020 2019\nNet sales $ 26,266 $ 23,693\nBacklog at year-end $ {backlog}\n"
+    rows = (
+        f"2020 2019\nNet sales $ 26,266 $ 23,693\nOperating margin {margin}\n"
+        f"Backlog at year-end $ {backlog}\n"
+    )
     return statement_chunk(n, rows, page=40 + n), above
 
 
@@ -811,6 +816,33 @@ def test_the_parts_whose_own_tables_hold_the_measure_are_compared() -> None:
         "Aeronautics, 56,551 in 2020: the highest backlog of Aeronautics 56,551, RMS 36,249, "
         "Space 25,148 [1] [2] [3]"
     )
+
+
+def test_a_row_of_rates_is_compared_in_percent() -> None:
+    asked = asked_extreme(
+        "Which of Lockheed Martin's segments had the highest operating margin in 2020?"
+    )
+    assert asked is not None
+    tables = [
+        segment_results(1, "Aeronautics\u2019 operating results included the\n", "1 $ 1"),
+        segment_results(2, "MFC\u2019s operating results included the\n", "1 $ 1", "13.7 % 13.0 %"),
+    ]
+    found = [row for table in tables for row in part_rows(asked, [table])]
+    assert parts_compared(asked, found).startswith(
+        "MFC, 13.7% in 2020: the highest operating margin of Aeronautics 10.8%, MFC 13.7%"
+    )
+
+
+def test_an_amount_is_not_compared_by_its_shares() -> None:
+    shares = statement_chunk(
+        43,
+        "Net sales\nCondiments and sauces 26 % 27 %\nCheese and dairy 20 % 19 %\n",
+        page=15,
+        header="Percentage of net sales 2019 2018",
+    )
+    asked = asked_extreme("Which product category brought in the most net sales in 2019?")
+    assert asked is not None and not asked.of_rates
+    assert table_extreme(asked, [(shares, "")]) is None
 
 
 def test_one_part_is_no_comparison() -> None:
