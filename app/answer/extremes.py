@@ -515,7 +515,8 @@ following")."""
 def _part_heading(title_lines: Sequence[str], asked: ExtremeQuestion) -> str | None:
     """Returns the part that heads a block: the last part whose results its titles introduce
     on its last title line, else that line where it is a short name of none of the measure's
-    words, else the last part whose results the titles introduce; None for none."""
+    words (not a label going on, "Asset management,", nor period words, "Three months ended"),
+    else the last part whose results the titles introduce; None for none."""
     lines = [" ".join(line.split()) for line in title_lines]
     last = lines[-1] if lines else ""
     introduced = list(_PART_RESULTS.finditer(last))
@@ -526,7 +527,8 @@ def _part_heading(title_lines: Sequence[str], asked: ExtremeQuestion) -> str | N
         words
         and len(words) <= _PART_TITLE_WORDS
         and last[0].isupper()
-        and not last.endswith(":")
+        and not last.endswith((":", ","))
+        and not all(_PERIOD_WORD.match(word) for word in words)
         and not terms(last) & asked.measure
         and not _NOT_COMPARED.match(last)
         and not is_period_line(last)

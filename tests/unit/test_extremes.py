@@ -879,6 +879,18 @@ def test_the_blocks_of_one_table_headed_by_its_parts() -> None:
     )
 
 
+def test_no_part_is_headed_by_a_label_going_on_or_by_period_words() -> None:
+    revenue = statement_chunk(
+        44,
+        "Three months ended\n2021 2020\nNet revenue 12,889 10,005\nAsset management,\n"
+        "Net revenue 931 860\n",
+        page=30,
+    )
+    asked = asked_extreme("Which of JPM's business segments had the lowest net revenue in 2021?")
+    assert asked is not None
+    assert part_rows(asked, [(revenue, "")]) == []
+
+
 def test_groups_summed_by_their_totals_beside_lone_rows() -> None:
     """Adobe's revenue by geographic area: "Americas:" and "APAC:" each over their countries and
     their total, "EMEA" a row of its own; the regions compared are the totals and the row."""
