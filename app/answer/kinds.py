@@ -198,6 +198,12 @@ _PERIOD_FRAME = re.compile(
 )
 """A sentence framed by its period at its start: "For fiscal 2017, the increase in gross profit
 rate was primarily due to ...", "In 2019, we ..."."""
+_SUBJECT_YEAR = re.compile(
+    r"^[^.;:]{0,80}?\bin\s+(?:fiscal\s+(?:year\s+)?)?((?:19|20)\d\d)\s+(?:increased|decreased|"
+    r"declined|rose|fell|grew|was|were|totaled|remained)\b"
+)
+"""A sentence whose subject is a measure in its year: "MFC's operating profit in 2020 increased
+$104 million ..."."""
 _MONTHS_ENDED = re.compile(
     r"\b(?:three|six|nine|twelve)\s+months\s+ended\s+[A-Z][a-z]+\s+\d{1,2},?\s+((?:19|20)\d\d)\b"
 )
@@ -210,14 +216,15 @@ def framed_elsewhen(text: str, query: str) -> bool:
     other months only (the nine months ended September 30, 2023 where the question asks of the
     three), or a year it does not name, one its first words place it in ("For fiscal 2017, the
     increase ..." does not say why the rate fell in fiscal 2018, which the filing explains in
-    the sentence after) or the months ended at the first year it names."""
+    the sentence after; "MFC's operating profit in 2020 increased ...") or the months ended at
+    the first year it names."""
     span = months_asked(query)
     if span is not None and (named := months_named(text)) and span not in named:
         return True
     asked = set(_YEAR.findall(query))
     if not asked:
         return False
-    frame = _PERIOD_FRAME.match(text)
+    frame = _PERIOD_FRAME.match(text) or _SUBJECT_YEAR.match(text)
     if frame is None:
         first, months = _YEAR.search(text), _MONTHS_ENDED.search(text)
         if first is None or months is None or months.start(1) != first.start():

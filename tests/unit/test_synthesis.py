@@ -401,6 +401,11 @@ def test_a_sentence_placed_in_another_year_by_its_first_words() -> None:
     assert not framed_elsewhen("The rate fell in fiscal 2017, then rose.", question)
     assert not framed_elsewhen("In 2018 compared to 2017, the rate fell.", question)
     assert not framed_elsewhen("For fiscal 2017, the rate rose.", "Why did the rate fall?")
+    # A measure in its year is the subject.
+    assert framed_elsewhen(
+        "The gross profit rate in fiscal 2017 increased 10 basis points.", question
+    )
+    assert not framed_elsewhen("The gross profit rate in fiscal 2018 decreased.", question)
     # The months ended at the first year a sentence names are its period.
     deposits = "How much did average deposits grow in the first quarter of 2021?"
     assert framed_elsewhen(
