@@ -624,7 +624,8 @@ class Compared:
     amount: float | None = None
     """Of a growth compared (`value`, in percent), the figure for the year."""
     unit: str = ""
-    """"%" for a figure the table prints as a percentage ("ROE 54 %")."""
+    """"%" for a figure the table prints as a percentage ("ROE 54 %"), " million" for an amount
+    of a table in millions."""
 
 
 def _row_compared(row: Row, year: int, *, growth: bool = False) -> Compared:
@@ -639,8 +640,8 @@ def _row_compared(row: Row, year: int, *, growth: bool = False) -> Compared:
     name = _LEADERS.sub("", row_label(shown_text(row.chunk.content, row.parts)))
     if growth:
         now, past = row.figures[year], row.figures[year - 1]
-        return Compared(name, (now - past) / abs(past) * 100, quote, now)
-    return Compared(name, row.figures[year], quote, unit="%" if row.rate else "")
+        return Compared(name, (now - past) / abs(past) * 100, quote, now, _unit(row))
+    return Compared(name, row.figures[year], quote, unit=_unit(row))
 
 
 def column_extreme(
@@ -1172,10 +1173,14 @@ def block_figure(
 
 
 def _as_printed(row: Row, figure: float) -> str:
-    """Returns a row's figure in its unit: a rate's in percent, an amount's in the table's."""
+    return f"{shown_figure(figure)}{_unit(row)}"
+
+
+def _unit(row: Row) -> str:
+    """Returns the unit of a row's figures: a rate's percent, an amount's the table's scale."""
     if row.rate:
-        return f"{shown_figure(figure)}%"
-    return f"{shown_figure(figure)} {row.scale.removesuffix('s')}".rstrip()
+        return "%"
+    return f" {row.scale.removesuffix('s')}" if row.scale else ""
 
 
 def _written_in(label: str, question: str) -> bool:
@@ -1267,14 +1272,16 @@ def _comparison(asked: ExtremeQuestion, compared: Sequence[Compared]) -> Compari
     if asked.counted is not None and len(compared) > asked.counted:
         compared = [each for each in compared if not _CORPORATE.fullmatch(each.name)]
 
-    # A column prints its "%" on its first row only ("49.7 %" over "56.0"): one measure
-    # compared has one unit.
-    unit = next((each.unit for each in compared if each.unit), "")
+    # A column prints its "%" on its first row only ("49.7 %" over "56.0"), and a part's
+    # table may stand under no header of its unit: the one unit said is every figure's.
+    units = {each.unit for each in compared if each.unit}
+    said = units.pop() if len(units) == 1 else ""
 
     def shown(each: Compared) -> str:
+        unit = each.unit or said
         if each.amount is None:
             return f"{shown_figure(each.value)}{unit}"
-        return f"{shown_figure(each.amount)} ({each.value:+.1f}%)"
+        return f"{shown_figure(each.amount)}{unit} ({each.value:+.1f}%)"
 
     listed = ", ".join(f"{each.name} {shown(each)}" for each in compared)
     when = _when(asked.year, asked.period if asked.quarterly else None)

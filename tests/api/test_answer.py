@@ -238,8 +238,8 @@ def test_which_row_holds_the_lowest_figure_is_read_from_its_table(client: TestCl
 
     assert body["status"] == "ok"
     assert body["answer"].startswith(
-        "Space, 1,134 in 2022: the lowest operating profit of Aeronautics 2,799, Space 1,134, "
-        "Rotors 1,798 [1] "
+        "Space, 1,134 million in 2022: the lowest operating profit of Aeronautics 2,799 "
+        "million, Space 1,134 million, Rotors 1,798 million [1] "
     )
     assert "Space 1,134 1,149 [1]" in body["answer"]
     assert body["sources"] == ["acme-10k.pdf, p. 1"]
@@ -276,6 +276,6 @@ def test_which_row_is_lowest_is_read_from_another_table_on_a_ranked_page(
 
     # The note ranks first; the table its page holds for the measure answers.
     assert body["answer"].startswith(
-        "Space, 1,134 in 2022: the lowest operating profit of Aeronautics 2,799, Space 1,134, "
-        "Rotors 1,798 [1] "
+        "Space, 1,134 million in 2022: the lowest operating profit of Aeronautics 2,799 "
+        "million, Space 1,134 million, Rotors 1,798 million [1] "
     ), body["answer"]

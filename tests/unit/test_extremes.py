@@ -206,9 +206,9 @@ def test_the_row_with_the_highest_figure_of_the_year_and_every_row_compared() ->
     answer = answered(table_extreme(asked, [(NOTIONAL, NOTIONAL_ABOVE)]))
     assert answer is not None
     assert answer.text.startswith(
-        "Cross currency swaps, 32,502 in 2021: the highest notional value of Interest rate "
-        "swaps 19,779, Cross currency swaps 32,502, Forward starting interest rate swaps 1,000, "
-        "Foreign exchange forwards 932 [1]"
+        "Cross currency swaps, 32,502 million in 2021: the highest notional value of Interest "
+        "rate swaps 19,779 million, Cross currency swaps 32,502 million, Forward starting "
+        "interest rate swaps 1,000 million, Foreign exchange forwards 932 million [1]"
     )
     assert "Cross currency swaps 32,502 26,288 [1]" in answer.text
     assert answer.sources == ["acme-10k.pdf, p. 85"]
@@ -228,7 +228,7 @@ def test_the_lowest_figure_and_totals_aside() -> None:
     answer = answered(table_extreme(asked, [(chunk, "")]))
     assert answer is not None
     assert answer.text.startswith(
-        "Europe, -120 in 2021: the lowest revenue of North America 5,000,"
+        "Europe, -120 million in 2021: the lowest revenue of North America 5,000 million,"
     )
     assert "Total 5,780" not in answer.text.split("[1]")[0]
 
@@ -328,10 +328,10 @@ def test_comparisons_are_stated_in_turn_and_each_row_quoted_once() -> None:
     assert lowest is not None and highest is not None
     answer = compared_answer([lowest, highest])
     assert answer.text.startswith(
-        "Foreign exchange forwards, 932 in 2021: the lowest notional value of Interest rate "
-        "swaps 19,779, Cross currency swaps 32,502, Forward starting interest rate swaps 1,000, "
-        "Foreign exchange forwards 932; Cross currency swaps, 32,502 in 2021: the highest "
-        "notional amount of "
+        "Foreign exchange forwards, 932 million in 2021: the lowest notional value of Interest "
+        "rate swaps 19,779 million, Cross currency swaps 32,502 million, Forward starting "
+        "interest rate swaps 1,000 million, Foreign exchange forwards 932 million; Cross "
+        "currency swaps, 32,502 million in 2021: the highest notional amount of "
     )
     assert len(answer.claims) == 4  # each row once
 
@@ -459,14 +459,14 @@ SEGMENTS = statement_chunk(
     [
         (
             "Which segment had the highest operating income in the quarter ended March 31, 2023?",
-            "Intelligent Cloud, 9,476 in the three months ended March 31, 2023: the highest "
-            "operating income of Productivity and Business Processes 8,639, Intelligent Cloud "
-            "9,476",
+            "Intelligent Cloud, 9,476 million in the three months ended March 31, 2023: the "
+            "highest operating income of Productivity and Business Processes 8,639 million, "
+            "Intelligent Cloud 9,476 million",
         ),
         (
             "Which segment had the lowest revenue in the nine months ended March 31, 2022?",
-            "Productivity and Business Processes, 46,104 in the nine months ended March 31, "
-            "2022: the lowest revenue",
+            "Productivity and Business Processes, 46,104 million in the nine months ended March "
+            "31, 2022: the lowest revenue",
         ),
     ],
 )
@@ -600,9 +600,9 @@ def test_the_fastest_growth_is_of_the_period_asked_over_a_year_before() -> None:
     assert answer is not None
     # 9,476 over 8,391 and 8,639 over 7,853: the total is no segment.
     assert answer.text.startswith(
-        "Intelligent Cloud, 9,476 (+12.9%) in the three months ended March 31, 2023: the "
-        "highest operating income growth of Productivity and Business Processes 8,639 "
-        "(+10.0%), Intelligent Cloud 9,476 (+12.9%)"
+        "Intelligent Cloud, 9,476 million (+12.9%) in the three months ended March 31, 2023: "
+        "the highest operating income growth of Productivity and Business Processes 8,639 "
+        "million (+10.0%), Intelligent Cloud 9,476 million (+12.9%)"
     )
     # Where no column of a year before stands, there is no growth to compare.
     asked = asked_extreme("Which segment had the fastest revenue growth in fiscal 2023?")
@@ -718,13 +718,14 @@ def test_a_reconciliation_compares_no_parts() -> None:
         (
             "Which of Intel's operating segments reported an operating loss in the quarter "
             "ended April 1, 2023?",
-            "Data Center and AI -518, Network and Edge -300 in the three months ended April 1, "
-            "2023: an income below zero, of Client Computing 520, Data Center and AI -518",
+            "Data Center and AI -518 million, Network and Edge -300 million in the three months "
+            "ended April 1, 2023: an income below zero, of Client Computing 520 million, Data "
+            "Center and AI -518 million",
         ),
         (
             "Which segments were still operating at a loss in the quarter ended April 2, 2022?",
             "None in the three months ended April 2, 2022: no income below zero, of Client "
-            "Computing 2,722",
+            "Computing 2,722 million",
         ),
     ],
 )
@@ -830,6 +831,24 @@ def test_a_row_of_rates_is_compared_in_percent() -> None:
     found = [row for table in tables for row in part_rows(asked, [table])]
     assert parts_compared(asked, found).startswith(
         "MFC, 13.7% in 2020: the highest operating margin of Aeronautics 10.8%, MFC 13.7%"
+    )
+
+
+def test_a_column_s_percent_sign_on_its_first_row_is_every_row_s() -> None:
+    margins = statement_chunk(
+        45,
+        "Operating margin\nEurope, Middle East & Africa 49.7 % 50.4 %\n"
+        "Latin America 56.0 52.1\nNorth America 29.8 31.9\n",
+        page=44,
+        header="Year Ended December 31, 2017 2016",
+    )
+    asked = asked_extreme("Which operating segment had the highest operating margin in 2017?")
+    assert asked is not None
+    answer = answered(table_extreme(asked, [(margins, "")]))
+    assert answer is not None
+    assert answer.text.startswith(
+        "Latin America, 56% in 2017: the highest operating margin of Europe, Middle East & "
+        "Africa 49.7%, Latin America 56%, North America 29.8%"
     )
 
 
