@@ -183,8 +183,9 @@ LINE_ITEMS: dict[str, LineItem] = {
     ),
     "short_term_debt": _item(
         "short-term debt",
-        r"short-term (?:debt|borrowings)|commercial paper|notes payable",
-        r"short-term (debt|borrowings)|commercial paper|notes payable",
+        r"short-term (?:debt|borrowings)|commercial paper|notes payable"
+        r"|debt maturing within one year",
+        r"short-term (debt|borrowings)|commercial paper|notes payable|maturing within one year",
         "balance",
     ),
     "current_long_term_debt": _item(
@@ -228,6 +229,12 @@ LINE_ITEMS: dict[str, LineItem] = {
         r"accounts payable",
         "balance",
         asked=r"\baccounts payable\b",
+    ),
+    "total_equity": _item(
+        "total equity",
+        r"total (?:(?:stockholders|shareholders|shareowners)' )?equity",
+        r"equity",
+        "balance",
     ),
     "equity": _item(
         "total shareholders' equity",
@@ -401,6 +408,14 @@ def _metric(
     )
 
 
+def _debt(year: Mapping[str, float]) -> float:
+    return (
+        year.get("short_term_debt", 0.0)
+        + year.get("current_long_term_debt", 0.0)
+        + year["long_term_debt"]
+    )
+
+
 def _over_average(name: str, asked: str, flow: str, balance: str) -> Metric:
     """Returns the ratio of a year's flow to the average of a balance over the year and the
     year before (return on assets, the turnovers)."""
@@ -445,14 +460,19 @@ METRICS: tuple[Metric, ...] = (
         "{noninterest_expense} / {revenue}",
     ),
     _metric(
+        "debt-to-equity ratio",
+        r"\bdebt[- ]to[- ](?:total )?equity\b",
+        ("short_term_debt", "current_long_term_debt", "long_term_debt", "total_equity"),
+        lambda y, b: _debt(y) / y["total_equity"],
+        "ratio",
+        "({short_term_debt} + {current_long_term_debt} + {long_term_debt}) / {total_equity}",
+        optional=("short_term_debt", "current_long_term_debt"),
+    ),
+    _metric(
         "total debt",
         r"\btotal debt\b(?![- ]to)",
         ("short_term_debt", "current_long_term_debt", "long_term_debt"),
-        lambda y, b: (
-            y.get("short_term_debt", 0.0)
-            + y.get("current_long_term_debt", 0.0)
-            + y["long_term_debt"]
-        ),
+        lambda y, b: _debt(y),
         "amount",
         "{short_term_debt} + {current_long_term_debt} + {long_term_debt}",
         optional=("short_term_debt", "current_long_term_debt"),

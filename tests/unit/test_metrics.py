@@ -795,6 +795,26 @@ def test_total_debt_sums_the_debt_lines_printed() -> None:
     )
 
 
+def test_debt_to_equity_is_the_debt_printed_over_the_equity_of_all_owners() -> None:
+    balance = statement_chunk(
+        23,
+        "Consolidated Balance Sheets\n(dollars in millions)\n2021 2020\n"
+        "Debt maturing within one year 7,443 5,889\nLong-term debt 143,425 123,173\n"
+        "Total shareholders' equity attributable to Verizon 81,790 66,938\n"
+        "Noncontrolling interests 1,410 1,430\nTotal equity 83,200 68,368\n",
+        page=66,
+    )
+    asked = "What is Verizon's FY2021 debt-to-equity ratio? Round to two decimal places."
+    assert worked_out(asked, balance.content).startswith(
+        "FY2021 debt-to-equity ratio: 1.81 ((short-term debt 7,443 + current portion of long-term "
+        "debt 0 (not printed) + long-term debt 143,425) / total equity 83,200)"
+    )
+    # The total debt asked alone is no ratio.
+    assert worked_out("What was Verizon's FY2021 total debt?", balance.content).startswith(
+        "FY2021 total debt: 150,868 million"
+    )
+
+
 @pytest.mark.parametrize(
     "revenues", ["total operating revenues", "net operating revenues", "net revenue", "sales"]
 )
