@@ -518,7 +518,7 @@ def _part_heading(title_lines: Sequence[str], asked: ExtremeQuestion) -> str | N
     words (not a label going on, "Asset management,", nor period words, "Three months ended"),
     else the last part whose results the titles introduce; None for none."""
     lines = [" ".join(line.split()) for line in title_lines]
-    last = lines[-1] if lines else ""
+    last = lines[-1].removesuffix(":") if lines else ""
     introduced = list(_PART_RESULTS.finditer(last))
     if introduced:
         return introduced[-1].group("part")
@@ -527,7 +527,7 @@ def _part_heading(title_lines: Sequence[str], asked: ExtremeQuestion) -> str | N
         words
         and len(words) <= _PART_TITLE_WORDS
         and last[0].isupper()
-        and not last.endswith((":", ","))
+        and not last.endswith(",")
         and not all(_PERIOD_WORD.match(word) for word in words)
         and not terms(last) & asked.measure
         and not _NOT_COMPARED.match(last)

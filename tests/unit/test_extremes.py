@@ -898,6 +898,18 @@ def test_the_blocks_of_one_table_headed_by_its_parts() -> None:
     )
 
 
+def test_a_part_s_heading_may_end_in_a_colon() -> None:
+    segments = statement_chunk(
+        46,
+        "2022 2021\nAmericas:\nNet sales $ 169,658 $ 153,306\nOperating income $ 62,683 $ 53,382\n"
+        "Europe:\nNet sales 95,118 89,307\nOperating income 35,233 32,505\n",
+        page=16,
+    )
+    asked = asked_extreme("Which of Apple's segments had the highest net sales in 2022?")
+    assert asked is not None
+    assert [row.part for row in part_rows(asked, [(segments, "")])] == ["Americas", "Europe"]
+
+
 def test_no_part_is_headed_by_a_label_going_on_or_by_period_words() -> None:
     revenue = statement_chunk(
         44,
