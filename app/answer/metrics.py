@@ -559,7 +559,10 @@ METRICS: tuple[Metric, ...] = (
         "{net_income} / {revenue}",
     ),
     _over_average(
-        "return on assets", r"return on (?:total )?assets|\bROA\b", "net_income", "total_assets"
+        "return on assets",
+        r"return on (?:average )?(?:total )?assets|\bROA\b",
+        "net_income",
+        "total_assets",
     ),
     _over_average(
         "return on equity",
@@ -1084,11 +1087,11 @@ def owners_named(question: str) -> list[str]:
 
 _LEADING_NOT_NAME = re.compile(
     r"^(?:(?:The|Using|Use|Compute|Calculate|Determine|Find|Estimate|Based|According|Was|Were"
-    r"|Is|Did|Does|Do|Has|Had|Have|What|How|In|For|Of|From|By)\s+)+"
+    r"|Is|Did|Does|Do|Has|Had|Have|What|How|In|For|Of|From|By)(?:\s+|$))+"
 )
 """Capitalised words that open a question before the owner it names ("Using Walmart's income
-statement", "Compute NIKE's inventory turnover", "The Coca-Cola Company's"): no part of the
-name."""
+statement", "Compute NIKE's inventory turnover", "The Coca-Cola Company's"), or that open a
+sentence of it before a line item ("Use net earnings divided by ..."): no part of a name."""
 _DATED = re.compile(rf"{MONTH}(?:\s|$)")
 """A month standing where a name may ("inventories at May 31, 2022"): a date, not an owner."""
 

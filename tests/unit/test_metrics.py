@@ -109,6 +109,13 @@ CASH = statement_chunk(
             "return on equity",
             (2020,),
         ),
+        # A sentence opening with what to do names no owner ("Use net earnings").
+        (
+            "What was Lockheed Martin's return on average total assets in 2022? Use net "
+            "earnings divided by the average of total assets at December 31, 2021 and 2022.",
+            "return on assets",
+            (2022,),
+        ),
     ],
 )
 def test_the_metric_asked_and_its_years(question: str, metric: str, years: tuple[int, ...]) -> None:
