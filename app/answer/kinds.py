@@ -70,6 +70,9 @@ _ASKS = {
     ),
 }
 
+_NOT_NOTE = r"(?!(?<=\()\d\))"
+"""Not a note's marker, one digit in brackets ("Front store and other (2) 23.6%"): no figure."""
+
 _FOUND = {
     Asked.REASON: re.compile(
         r"\b(?:due to|driven by|because|as a result of|owing to|caused by|"
@@ -78,11 +81,13 @@ _FOUND = {
         re.I,
     ),
     Asked.COUNT: re.compile(
-        r"(?<![\w.])\d[\d,]*(?![\w.]\d)|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
+        rf"(?<![\w.]){_NOT_NOTE}\d[\d,]*(?![\w.]\d)|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
         r"eleven|twelve|dozen|hundred|thousand|million|billion)\b",
         re.I,
     ),
-    Asked.AMOUNT: re.compile(r"(?<![\w.])[$\u20ac\u00a3]?\s?\d[\d,]*(?:\.\d+)?\s?[%xX]?[KMBT]?"),
+    Asked.AMOUNT: re.compile(
+        rf"(?<![\w.]){_NOT_NOTE}[$\u20ac\u00a3]?\s?\d[\d,]*(?:\.\d+)?\s?[%xX]?[KMBT]?"
+    ),
     Asked.DATE: re.compile(
         rf"\b{MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{MONTH}"
         r"|\b(?:19|20)\d\d\b|\b\d{4}-\d\d-\d\d\b|\d{4}年\d{1,2}月(?:\d{1,2}日)?",

@@ -259,6 +259,12 @@ def test_figures_the_question_names_are_not_an_answer() -> None:
             "It increased 6% in 2018.",
             True,
         ),
+        # A note's marker is no amount.
+        (
+            "What were front store revenues in CVS Health's Retail/LTC segment in 2018?",
+            "Percentage of Revenues 2018 2017 Front store and other (2) 23.6% 25.0%",
+            False,
+        ),
     ],
 )
 def test_the_amount_asked(query: str, text: str, holds: bool) -> None:
