@@ -56,7 +56,7 @@ _ASKS = {
         r"\beffective\b|\bexpire|哪天|哪一天|何时|什么时候|日期",
         re.I,
     ),
-    Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ )?(?:version|release)\b", re.I),
+    Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ ){0,4}(?:version|release)\b", re.I),
     Asked.DEFINITION: re.compile(
         r"\bwhat (?:does|do|did) .{1,60}\b(?:mean|stand for)\b|\bwhat is meant by\b|"
         r"\bdefin(?:e|ed|es|ition)\b|\bmeaning of\b",

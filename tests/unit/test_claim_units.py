@@ -201,6 +201,10 @@ def test_code_may_start_a_sentence() -> None:
         ("What was Apple's total net sales for the quarter?", {Asked.AMOUNT}),
         ("When do comments have to be received?", {Asked.DATE}),
         ("Which version of the library added DER coding?", {Asked.VERSION}),
+        (
+            "Which flight control computer software version does the proposed AD require?",
+            {Asked.VERSION},
+        ),
         ("How do I quit an R session?", {Asked.CODE}),
         ("In 'campaign storage', what does the word campaign mean?", {Asked.DEFINITION}),
         ("Why do tracing compilers speed up loops?", {Asked.REASON}),
