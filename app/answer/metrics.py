@@ -812,7 +812,16 @@ def column_periods(header: str) -> list[Period]:
     names, in order; [] unless each column's day is told. A header groups its columns:
     "Three Months Ended Nine Months Ended June 25, 2022 June 26, 2021 June 25, 2022 June 26,
     2021", "Three Months Ended March 31, Nine Months Ended March 31, 2023 2022 2023 2022" and
-    "July 30, January 29, 2023 2023" each give a period a column."""
+    "July 30, January 29, 2023 2023" each give a period a column. A caption before them ("...
+    for the three- and nine-month periods ended June 25, 2022 and June 26, 2021 (in millions):")
+    heads no column: where the column heads' spans all follow a colon, only what follows it
+    is read."""
+    caption, colon, heads = header.rpartition(":")
+    spans_before = any(piece["span"] for piece in _HEADER_PIECE.finditer(caption))
+    return (colon and not spans_before and _periods(heads)) or _periods(header)
+
+
+def _periods(header: str) -> list[Period]:
     spans: list[int] = []
     days: list[tuple[int, int]] = []
     years: list[int] = []

@@ -612,6 +612,14 @@ def test_which_activity_brought_in_the_most_cash() -> None:
             "June 25, 2022 June 26, 2021",
             [((2022, 6, 25), 3), ((2021, 6, 26), 3), ((2022, 6, 25), 9), ((2021, 6, 26), 9)],
         ),
+        # The caption's dates head no column.
+        (
+            "The following table shows information by reportable segment for the three- and "
+            "nine-month periods ended June 25, 2022 and June 26, 2021 (in millions): Three "
+            "Months Ended Nine Months Ended June 25, 2022 June 26, 2021 June 25, 2022 June 26, "
+            "2021",
+            [((2022, 6, 25), 3), ((2021, 6, 26), 3), ((2022, 6, 25), 9), ((2021, 6, 26), 9)],
+        ),
         (
             "CASH FLOWS STATEMENTS (In millions) Three Months Ended March 31, Nine Months Ended "
             "March 31, 2023 2022 2023 2022",
