@@ -1340,10 +1340,11 @@ def chunk_rows(chunk: Candidate, above: str = "") -> list[Row]:
         label_part = parked if not label and label_line is None else None
         parked = None
         rest = leadered.group(2) if leadered else " ".join(text.split()[len(label.split()) :])
-        cells = _amounts(rest.split())
+        rest_cells = rest.split()
+        cells = _amounts(rest_cells)
         rate = not cells
         if rate:
-            cells = _rates(rest.split())
+            cells = _rates(rest_cells)
         if changes and len(cells) - 1 in (len(years), len(periods)):
             cells = cells[:-1]  # "Card income 999 652 53" under "2021 2020 Change"
         values = [figure_value(cell) for cell in cells]
