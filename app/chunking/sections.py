@@ -9,9 +9,12 @@ the query's words and its embedding meet it, and a chunk ends where one begins.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+
+import numpy as np
 
 from app.chunking.structure import RUNNING_PAGES
 from app.core.geometry import on_one_row
@@ -21,6 +24,14 @@ SECTION_LEVEL = 2
 """The outline level detected headings take: sections, under no chapter."""
 PROSE_WIDTH = 0.5
 """Lines this share of the page's text width or wider are prose, whose size is the body's."""
+LARGER_THAN_BODY = 1.1
+"""A line set in a smaller type than the body's on a page of tables or footnotes stands out
+by its size only this many times the document's body size or larger."""
+BOLD_BODY = 0.5
+"""The share of a page's prose in the body size set bold past which bold sets nothing apart
+(a filing's exhibit set all in bold)."""
+BOLD_BODY_GLYPHS = 1000
+"""Bold glyphs of prose a page set in bold holds at the least: a title page holds fewer."""
 LARGER_TYPE = 1.2
 """A line set this many times the body size or larger stands out without being bold."""
 SIZE_SLACK = 0.25
@@ -28,7 +39,8 @@ SIZE_SLACK = 0.25
 MAX_WORDS = 20
 """Words a heading line may hold at the most; more is a sentence set in bold."""
 MIN_LETTER_SHARE = 0.5
-"""Letters a heading needs among its visible characters: figures are no heading."""
+"""Letters a heading needs among its visible characters (two at the least, a figure's label
+has one): figures are no heading."""
 RECURRING_SHARE = 0.2
 """A heading written on more than this share of the pages (and on more than RUNNING_PAGES) is a
 running one."""
@@ -38,12 +50,19 @@ WRAPPED_WIDTH = 0.6
 """A line this share of the page's text width or wider wraps on to the next one."""
 MAX_JOINED = 3
 """Lines at most that one heading runs over; more in one style is a paragraph set in bold."""
+COLUMN_LINES = 5
+"""Lines of prose a column of a page holds at the least; fewer beside a gap are a table's."""
+COLUMN_SHARE = 0.25
+"""A column's prose lines run this share of the page's text width or wider (a cell seldom
+does; a third of a three-column page does)."""
 
 _SENTENCE_END = re.compile(r"[,;:\-\u2010]$|\w{2,}\.$")
 """How a heading never ends: in a comma, a colon (a table's group of rows), a hyphen or a
 sentence's full stop ("Item 7." and "U.S." may)."""
 _CUT_SHORT = re.compile(r"(?:\b[a-z]+|[,&\-\u2010\u2013\u2014])$")
 _LETTER = re.compile(r"[^\W\d_]")
+_CAPTION = re.compile(r"(?:Figure|FIGURE|Fig\.|Table|TABLE)\s*\d+[.:]")
+"""How a figure's or a table's caption opens: it names no section, however it is set."""
 
 
 def detected_headings(
@@ -53,25 +72,33 @@ def detected_headings(
     entries at SECTION_LEVEL that know where their text starts: lines set bold or in a larger
     type than the body, alone on their row, short, mostly letters, not a sentence, neither
     furniture nor running, and not the first lines of a paragraph set all in bold."""
-    prose = [(page, _prose_sizes(page)) for page in pages if page.line_styles]
+    prose = [
+        (page, _prose_sizes(page, width), width)
+        for page in pages
+        if page.line_styles
+        for width in [_column_width(page) or _text_width(page)]
+    ]
     document_sizes: Counter[float] = Counter()
-    for _, sizes in prose:
+    for _, sizes, _ in prose:
         document_sizes.update(sizes)
     document_body = _most_common(document_sizes)
     found: list[tuple[PageLines, list[str], list[int]]] = []
-    for page, sizes in prose:
+    for page, sizes, width in prose:
         # A filing's exhibits or a report's appendix may be set larger than its body: each
-        # page's prose says what stands out on it.
+        # page's prose says what stands out on it. A page of tables or of long footnotes in
+        # a smaller type may set its headings bold in that type, but its paragraphs in the
+        # document's body type do not stand out.
         body = _most_common(sizes) or document_body
         if body is None:
             continue
+        bold_from = None if _set_in_bold(page, width, body) else body - SIZE_SLACK
+        larger_from = max(body * LARGER_TYPE, (document_body or body) * LARGER_THAN_BODY)
         texts = page.line_texts()
         spans = furniture.get(page.number, ())
         boxes: list[Rect] = [tuple(box) for box in page.line_boxes.tolist()]
-        width = _text_width(page)
         runs: list[list[int]] = []
         for index, text in enumerate(texts):
-            if not _stands_out(page, boxes, index, text, body, spans):
+            if not _stands_out(page, boxes, index, text, spans, bold_from, larger_from):
                 continue
             if runs and _continues(page, boxes, width, texts, runs[-1][-1], index):
                 runs[-1].append(index)
@@ -103,12 +130,11 @@ def detected_headings(
     ]
 
 
-def _prose_sizes(page: PageLines) -> Counter[float]:
+def _prose_sizes(page: PageLines, width: float) -> Counter[float]:
     """Returns the glyphs the page's prose sets in each font size (to the half point): those
-    on lines running across half the text's width or more (a table's cells are narrower). The
-    size of most is the body's."""
-    widths = page.line_boxes[:, 2] - page.line_boxes[:, 0]
-    wide = widths >= PROSE_WIDTH * _text_width(page)
+    on lines running across half the `width` of its text or of its columns or more (a table's
+    cells are narrower). The size of most is the body's."""
+    wide = page.line_boxes[:, 2] - page.line_boxes[:, 0] >= PROSE_WIDTH * width
     sizes: Counter[float] = Counter()
     for style, glyphs, is_wide in zip(
         page.line_styles, page.line_glyphs.tolist(), wide.tolist(), strict=True
@@ -116,6 +142,49 @@ def _prose_sizes(page: PageLines) -> Counter[float]:
         if is_wide:
             sizes[round(style.size * 2) / 2] += glyphs
     return sizes
+
+
+def _column_width(page: PageLines) -> float | None:
+    """Returns the width of the widest column of a page whose prose runs in columns side by
+    side, None for any other page. In columns, at each of two left edges start COLUMN_LINES
+    or more lines of words as wide as a column's prose, and those at the first edge end, most
+    of them, before the second; a paragraph's indented first lines end at the margin, and a
+    table's cells are narrower or figures."""
+    boxes = page.line_boxes
+    widths = boxes[:, 2] - boxes[:, 0]
+    width = _text_width(page)
+    worded = np.array([_worded(text) for text in page.line_texts()], dtype=bool)
+    in_column = worded & (widths >= COLUMN_SHARE * width) & (widths < PROSE_WIDTH * width)
+    column = boxes[in_column]
+    edges = Counter(round(x0) for x0 in column[:, 0].tolist())
+    starts = sorted(edge for edge, lines in edges.items() if lines >= COLUMN_LINES)
+    if any(
+        float(np.median(column[np.abs(column[:, 0] - first) <= 0.5, 2])) <= second
+        for first, second in itertools.pairwise(starts)
+    ):
+        return float(widths[in_column].max())
+    return None
+
+
+def _worded(text: str) -> bool:
+    """Says whether letters are at least MIN_LETTER_SHARE of the text's visible characters
+    (two at the least)."""
+    visible = text.replace(" ", "")
+    return len(_LETTER.findall(visible)) >= max(2, MIN_LETTER_SHARE * len(visible))
+
+
+def _set_in_bold(page: PageLines, width: float, body: float) -> bool:
+    """Says whether the page's prose in the `body` size is set bold, most of it and more than
+    a title page's worth (BOLD_BODY_GLYPHS)."""
+    wide = page.line_boxes[:, 2] - page.line_boxes[:, 0] >= PROSE_WIDTH * width
+    glyphs = bold = 0
+    for style, count, is_wide in zip(
+        page.line_styles, page.line_glyphs.tolist(), wide.tolist(), strict=True
+    ):
+        if is_wide and round(style.size * 2) / 2 == body:
+            glyphs += count
+            bold += count if style.bold else 0
+    return bold > max(BOLD_BODY * glyphs, BOLD_BODY_GLYPHS)
 
 
 def _most_common(sizes: Counter[float]) -> float | None:
@@ -132,31 +201,54 @@ def _stands_out(
     boxes: Sequence[Rect],
     index: int,
     text: str,
-    body: float,
     furniture: Sequence[tuple[int, int]],
+    bold_from: float | None,
+    larger_from: float,
 ) -> bool:
+    """Says whether the line is set apart as a heading: bold in a size of `bold_from` or more
+    (None: bold sets nothing apart) or in a size of `larger_from` or more, short, of words,
+    no caption, no row of cells, no furniture, and alone on its row."""
     style = page.line_styles[index]
-    if not ((style.bold and style.size >= body - SIZE_SLACK) or style.size >= body * LARGER_TYPE):
+    bold = style.bold and bold_from is not None and style.size >= bold_from
+    if not (bold or style.size >= larger_from):
         return False
-    visible = text.replace(" ", "")
-    if (
-        not visible
-        or len(text.split()) > MAX_WORDS
-        or len(_LETTER.findall(visible)) < MIN_LETTER_SHARE * len(visible)
-    ):
+    if len(text.split()) > MAX_WORDS or not _worded(text) or _CAPTION.match(text):
         return False
     start = int(page.line_starts[index])
     if style.widest_gap > CELL_GAP * style.size or any(a <= start < b for a, b in furniture):
         return False
-    return _alone_on_row(boxes, index)
+    return _alone_on_row(page, boxes, index)
 
 
-def _alone_on_row(boxes: Sequence[Rect], index: int) -> bool:
-    """Says whether no other of the page's line boxes shares the line's row: a table's cells,
-    when PyMuPDF reads them as lines of their own, do."""
+def _alone_on_row(page: PageLines, boxes: Sequence[Rect], index: int) -> bool:
+    """Says whether no other of the page's line boxes shares the line's row but across a
+    column's gutter: a table's cells, when PyMuPDF reads them as lines of their own, do; the
+    lines of a two-column paper's other column do not count."""
     return not any(
-        other != index and on_one_row(boxes[index], box) for other, box in enumerate(boxes)
+        other != index
+        and on_one_row(boxes[index], box)
+        and not _across_gutter(page, boxes[index], box)
+        for other, box in enumerate(boxes)
     )
+
+
+def _across_gutter(page: PageLines, box: Rect, other: Rect) -> bool:
+    """Says whether a gutter between columns of prose parts two boxes on one row: under or
+    over each box stand at least COLUMN_LINES of the page's lines as wide as prose that stop
+    short of the other box, more than the lines (a title, a figure across the page) that
+    reach from one box to the other. Under a table's cell stand cells, narrower than prose,
+    or the prose that runs across the whole table."""
+    if box[0] > other[0]:
+        box, other = other, box
+    if box[2] > other[0]:
+        return False
+    lines = page.line_boxes
+    wide = lines[:, 2] - lines[:, 0] >= COLUMN_SHARE * _text_width(page)
+    across = int(np.count_nonzero((lines[:, 0] < box[2]) & (lines[:, 2] > other[0])))
+    under_left = wide & (lines[:, 0] < box[2]) & (lines[:, 2] <= other[0])
+    under_right = wide & (lines[:, 2] > other[0]) & (lines[:, 0] >= box[2])
+    columns = min(int(np.count_nonzero(under_left)), int(np.count_nonzero(under_right)))
+    return columns >= max(COLUMN_LINES, across + 1)
 
 
 def _continues(

@@ -160,3 +160,51 @@ def test_pages_of_a_scan_read_by_ocr_have_no_styles_and_no_headings() -> None:
     )
     assert headings_of([unstyled]) == []
     assert {entry.page for entry in headings_of([page, unstyled])} == {page.number}
+
+
+def two_column_paper() -> list[PageText]:
+    """A page of a paper set in two columns: each column's heading shares its row with the
+    other column's prose, and a figure's caption is set bold."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    left, right = Sheet(page), Sheet(page)
+    right.y += BODY * 1.4 * 3
+    column_prose = (
+        "Because traces are in SSA form and have no join",
+        "points, certain optimizations are easy to make",
+        "and run in just two loop passes over the trace",
+        "one forward and one backward as it is recorded",
+    )
+    left.line("5.1 Optimizations", bold=True)
+    for _ in range(3):
+        for text in column_prose:
+            left.line(text)
+        left.gap()
+    left.line("Figure 9. Tagged values in the interpreter", bold=True)
+    for text in column_prose:
+        right.line(text, x=310)
+    right.line("5.2 Register Allocation", bold=True, x=310)
+    for _ in range(2):
+        for text in column_prose:
+            right.line(text, x=310)
+        right.gap()
+    return read(doc)
+
+
+def test_a_heading_beside_the_other_columns_prose_is_one() -> None:
+    titles = [entry.title for entry in headings_of(two_column_paper())]
+    # The caption is no heading, set bold as it is.
+    assert titles == ["5.1 Optimizations", "5.2 Register Allocation"]
+
+
+def test_a_page_set_all_in_bold_has_no_bold_headings() -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc.new_page())
+    sheet.line("Performance Measures", size=14)
+    # Items apart from each other, so that none runs on into the next.
+    for letter in "abcdefghijklmnopqrst":
+        item = f"({letter}) earnings before or after interest, taxes and other items"
+        sheet.line(item, bold=True)
+        sheet.gap()
+        sheet.gap()
+    assert [entry.title for entry in headings_of(read(doc))] == ["Performance Measures"]
