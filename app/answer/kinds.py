@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from enum import Enum
 
-from app.answer.claims import stem
+from app.answer.claims import stem, terms
 from app.answer.metrics import months_asked, months_named
 from app.core.rows import MONTH
 
@@ -29,6 +29,7 @@ class Asked(Enum):
     CODE = "code"
     DEFINITION = "definition"
     REASON = "reason"
+    EXAMPLE = "example"
 
 
 _ASKS = {
@@ -62,6 +63,9 @@ _ASKS = {
         r"\bdefin(?:e|ed|es|ition)\b|\bmeaning of\b",
         re.I,
     ),
+    Asked.EXAMPLE: re.compile(
+        r"\b(?:as|for) examples?\b|\b(?:what|which) examples\b|\bgives? (?:an? )?examples?\b", re.I
+    ),
     Asked.CODE: re.compile(
         r"\bhow (?:do|can|should|would) (?:i|you|we|one|a program|an application)\b|"
         r"\bhow to\b|\b(?:which|what) (?:\w+ )?(?:function|command|option|flag|switch|header|"
@@ -77,7 +81,11 @@ _FOUND = {
     Asked.REASON: re.compile(
         r"\b(?:due to|driven by|because|as a result of|owing to|caused by|"
         r"result(?:s|ed|ing)? (?:from|of)|reflect(?:s|ed|ing)?|offset by|primarily (?:by|from)|"
-        r"led by|contributed|benefit(?:s|ed|ing)? from|impact(?:s|ed)? (?:of|by))\b",
+        r"led by|contributed|benefit(?:s|ed|ing)? from|impact(?:s|ed)? (?:of|by))\b"
+        # A change, then what went on as it did: "down $847 million from Q2 2022, as customers
+        # tempered purchases".
+        r"|\b(?:up|down|higher|lower|increased|decreased|declined|rose|fell|grew)\b[^.;]{0,80}?,"
+        r" as (?!a |an |the |well|of |compared|part)\w",
         re.I,
     ),
     Asked.COUNT: re.compile(
@@ -124,18 +132,118 @@ def asked_kinds(query: str) -> frozenset[Asked]:
 
 
 def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
-    """Whether `text` holds a figure of one of `kinds` that the query does not name itself. A
-    percentage is the amount of a rate, a share or a change, not of the measure itself: "MGM
-    China's Adjusted Property EBITDA increased 6% in 2018" does not say what it was."""
-    named = {_normal(m.group()) for kind in kinds for m in _FOUND[kind].finditer(query)}
+    """Whether `text` holds a figure of one of `kinds` that the query does not name itself, or
+    the examples it asks for. A percentage is the amount of a rate, a share or a change, not of
+    the measure itself: "MGM China's Adjusted Property EBITDA increased 6% in 2018" does not say
+    what it was."""
+    figures = kinds - {Asked.EXAMPLE}
+    named = {_normal(m.group()) for kind in figures for m in _FOUND[kind].finditer(query)}
     percent_asked = _ASKS_PERCENT.search(query) is not None
-    return any(
+    return (Asked.EXAMPLE in kinds and gives_examples(text, exemplified(query))) or any(
         _normal(match.group()) not in named
         and not (kind in _FIGURES and _YEAR.fullmatch(match.group().strip(" ,")))
         and not (kind is Asked.AMOUNT and match.group().endswith("%") and not percent_asked)
-        for kind in kinds
+        for kind in figures
         for match in _FOUND[kind].finditer(text)
     )
+
+
+_EXAMPLES_ASKED = re.compile(
+    r"\b(?:which|what)\s+((?:[\w\-]+\s+){0,3}?[\w\-]+)\s+(?:does|do|did|are|were|is|can)\b"
+    r"|\bexamples?\s+of\s+((?:[\w\-]+\s+){0,3}[\w\-]+)",
+    re.I,
+)
+_EXAMPLE_MARK = re.compile(r"\b(?:such as|e\.\s?g\.|for (?:example|instance)|including)", re.I)
+_EXAMPLES_OF = re.compile(
+    r"\bexamples?\s+of\s+((?:[\w\-]+\s+){0,4}?[\w\-]+)(?:\s+(?:include|are)\b|:)", re.I
+)
+EXAMPLE_LEAD_WORDS = 4
+"""Words before "such as" or "e.g." that name what its examples are of: "a scheduler or
+workload manager, such as Slurm"."""
+
+
+def exemplified(query: str) -> set[str]:
+    """Returns the terms of what `query` asks examples of: "container runtimes" of "Which
+    container runtimes does the NIST guide give as examples?", and "sanitizing HPC compute
+    nodes" of "... list as examples of sanitizing HPC compute nodes between jobs?"."""
+    return {
+        term
+        for found in _EXAMPLES_ASKED.finditer(query)
+        for term in terms(found.group(1) or found.group(2))
+    }
+
+
+def gives_examples(text: str, things: set[str]) -> bool:
+    """Whether `text` gives examples of what `things` name (exemplified): they are named in the
+    words just before "such as", "e.g.", "for example" or "including" ("a container runtime,
+    such as Docker"), or between "examples of" and "include", "are" or a colon ("Examples of
+    compute node sanitization include"); of anything, when `things` is empty."""
+    for mark in _EXAMPLE_MARK.finditer(text):
+        before = text[: mark.start()].split()[-EXAMPLE_LEAD_WORDS:]
+        if not things or things & terms(" ".join(before)):
+            return True
+    return any(
+        not things or things & terms(found.group(1)) for found in _EXAMPLES_OF.finditer(text)
+    )
+
+
+_MEASURES = {
+    "revenue": "revenue",
+    "revenues": "revenue",
+    "sales": "revenue",
+    "income": "income",
+    "earnings": "income",
+    "profit": "income",
+    "profits": "income",
+    "loss": "income",
+    "losses": "income",
+    "expense": "expense",
+    "expenses": "expense",
+    "cost": "expense",
+    "costs": "expense",
+    "assets": "assets",
+    "liabilities": "liabilities",
+    "equity": "equity",
+    "debt": "debt",
+}
+"""The head words of a filing's measures, each to the measure it names ("earnings" is income,
+"sales" revenue)."""
+_MEASURE_WORD = re.compile(rf"\b(?:{'|'.join(_MEASURES)})\b", re.I)
+
+
+_MEASURE_PHRASE = re.compile(rf"\b(\w+)\s+({'|'.join(_MEASURES)})\b", re.I)
+_TELLING_MODIFIERS = frozenset({"interest", "noninterest", "operating", "gross", "comprehensive"})
+"""Words before a measure's head word that make it another measure: net interest income is
+not net income, operating income not net income."""
+
+
+def measures_named(text: str) -> set[str]:
+    """Returns the measures `text` names by their head words: {"income"} for "segment operating
+    income", {"revenue"} for "The Consumer segment's operating revenues ... totaled $95.3
+    billion"."""
+    return {_MEASURES[word.lower()] for word in _MEASURE_WORD.findall(text)}
+
+
+def other_measure(text: str, query: str) -> bool:
+    """Whether `text` names only measures other than those `query` asks of: no measure asked
+    ("operating revenues" for operating income), or the head word asked only after other
+    telling words ("net income" for net interest income)."""
+    asked, named = measures_named(query), measures_named(text)
+    if not asked or not named:
+        return False
+    if not asked & named:
+        return True
+    for modifier, head in _MEASURE_PHRASE.findall(query):
+        if modifier.lower() not in _TELLING_MODIFIERS:
+            continue
+        said = {
+            before.lower()
+            for before, word in _MEASURE_PHRASE.findall(text)
+            if _MEASURES[word.lower()] == _MEASURES[head.lower()]
+        }
+        if said and modifier.lower() not in said:
+            return True
+    return False
 
 
 _RATE = re.compile(
@@ -257,13 +365,17 @@ _NOT_COUNTED = frozenset(
 )  # fmt: skip
 COUNTED_NAME_WORDS = 3
 """What a "how many" counts is named in this many words at most: "how many F-35 aircraft"."""
+# A count: no year, and no number after a dash (a model's, "737-8" or "737- 9").
 _NUMBER = (
-    r"(?:(?<![\w.,])(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
+    r"(?:(?<![\w.,\-\u2013])(?<![\-\u2013] )(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?"
+    r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|dozens?|hundreds?|thousands?|millions?|billions?))"
 )
 COUNTED_WORDS = 4
-"""How many words may stand between a count and what it counts: "57,500 full- and part-time
-employees"."""
+"""How many words (or asides in brackets) may stand between a count and what it counts: "57,500
+full- and part-time employees", "26 short-running (less than 250ms) JavaScript programs"."""
+ASIDE_CHARS = 60
+"""Characters an aside in brackets between a count and what it counts holds at the most."""
 
 
 def counted_things(query: str) -> list[str]:
@@ -282,14 +394,21 @@ def counted_things(query: str) -> list[str]:
     return found
 
 
-def states_counts(text: str, things: list[str]) -> bool:
-    """Whether `text` gives a count just before each of `things` (counted_things): "Each of
-    our 57,500 full- and part-time employees in 44 countries" counts employees and countries."""
+def states_counts(text: str, things: list[str], query: str = "") -> bool:
+    """Whether `text` gives a count just before each of `things` (counted_things), other than
+    a number `query` writes itself: "Each of our 57,500 full- and part-time employees in 44
+    countries" counts employees and countries; "all 737 MAX airplanes" counts no airplanes for
+    a question about the 737 MAX."""
+    named = {_normal(number) for number in re.findall(_NUMBER, query, re.I)}
     return bool(things) and all(
-        re.search(
-            rf"{_NUMBER}(?:[\s\-]+[^\W\d][\w\-]*){{0,{COUNTED_WORDS}}}?[\s\-]+{re.escape(thing)}",
-            text,
-            re.I,
+        any(
+            _normal(found.group(1)) not in named
+            for found in re.finditer(
+                rf"({_NUMBER})(?:[\s\-]+(?:[^\W\d][\w\-]*|\([^()]{{0,{ASIDE_CHARS}}}\)))"
+                rf"{{0,{COUNTED_WORDS}}}?[\s\-]+{re.escape(thing)}",
+                text,
+                re.I,
+            )
         )
         for thing in things
     )

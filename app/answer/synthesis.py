@@ -48,6 +48,7 @@ from app.answer.kinds import (
     defined_things,
     framed_elsewhen,
     holds_kind,
+    other_measure,
     states_counts,
     states_definition,
     year_asked,
@@ -343,7 +344,20 @@ def synthesize(
         quotes[1:1] = _going_on(best, chosen)
     if not selected:
         quotes += _other_asks(query, ranked, context, embedder, chosen, embedded)
-    return cite(quotes)
+    return cite(_unrepeated(quotes))
+
+
+def _unrepeated(quotes: list[Quote]) -> list[Quote]:
+    """Returns `quotes` less those that repeat an earlier one's text: the sentence a claim
+    goes on to (_going_on) may be the one that answers another of the question's asks."""
+    said: set[str] = set()
+    kept = []
+    for quote in quotes:
+        text = _flat(quote.text)
+        if text not in said:
+            said.add(text)
+            kept.append(quote)
+    return kept
 
 
 Following = Callable[[Candidate], Candidate | None]
@@ -627,12 +641,15 @@ def score_units(
                 continue  # a row of figures says what moved, never why
             shown = shown_text(chunk.content, claim.parts)
             text = f"{header} {shown}" if claim.headed and header else shown
+            judged = text
             quoted = terms(text)
             words = frozenset(terms(shown) if claim.headed else quoted)
             if claim.kind == "list" and not several:
-                # A list answers one thing in one item: the words of all its items together
-                # would make "Highlights ... included: • Cloud ... • Gaming ..." about anything.
-                quoted = _best_item_terms(chunk.content, claim.parts, query_terms)
+                # A list answers one thing in one item: the words and figures of all its items
+                # together would make "Highlights ... included: • Cloud revenue increased 24% to
+                # $31.8 billion. • ..." about anything and say any amount.
+                judged = _best_item(chunk.content, claim.parts, query_terms)
+                quoted = terms(judged)
                 words = frozenset(quoted)
             found_terms = quoted & query_terms
             own = len(words & query_terms)
@@ -642,13 +659,23 @@ def score_units(
                 + HEADER_SHARE * (len(found_terms) - own)
                 + CONTEXT_SHARE * len(placed - found_terms)
             )
-            kind = 0 if not kinds else (1 if holds_kind(text, kinds, query) else -1)
+            kind = 0 if not kinds else (1 if holds_kind(judged, kinds, query) else -1)
+            counts = states_counts(shown if judged is text else judged, counted, query)
+            if kinds == {Asked.COUNT} and counted and not counts and claim.kind != "row":
+                # Its figures count other things, if any ("all 737 MAX airplanes" counts no
+                # airplanes); a row's label names what its figures count.
+                kind = -1
+            if kind > 0 and Asked.AMOUNT in kinds and other_measure(judged, query):
+                kind = -1  # an amount of another measure: "operating revenues ... totaled"
+            year = _year_worth(text, query, claim.headed)
+            if kind > 0 and year < 0 and kinds & {Asked.AMOUNT, Asked.COUNT}:
+                kind = -1  # the figures of other years
             if _POINTER.search(shown):
                 kind = -1
             worth = (
                 COVERAGE_WEIGHT * weighed_terms / max(len(query_terms), 1)
                 + KIND_WEIGHT * kind
-                + YEAR_WEIGHT * _year_worth(text, query, claim.headed)
+                + YEAR_WEIGHT * year
                 + RANK_BONUS / (1 + rank)
                 + (LABEL_WEIGHT * _label_share(shown, query_terms) if claim.headed else 0.0)
             )
@@ -657,7 +684,7 @@ def score_units(
                     worth, 0.0, coverage, kind, rank, 0.0, chunk, claim.parts, text, words,
                     claim.headed, own >= ECHO_SHARE * len(words),
                     several and claim.kind != "list" and not holds_series(shown), compares,
-                    any(word in shown for word in coded), states_counts(shown, counted),
+                    any(word in shown for word in coded), counts,
                     Asked.CODE in kinds and kind > 0, states_definition(shown, defined),
                     claim.kind == "list",
                 )
@@ -692,14 +719,19 @@ def score_units(
     ]
 
 
-def _best_item_terms(content: str, parts: Sequence[Span], query_terms: set[str]) -> set[str]:
-    """Returns the terms of a list's lead-in with those of the item that holds most of the
-    query's terms (the first of those), or of the whole list when its items are not marked."""
+def _best_item(content: str, parts: Sequence[Span], query_terms: set[str]) -> str:
+    """Returns a list's lead-in with the item that holds most of the query's terms (the first
+    of those), or the whole list when its items are not marked. A marked line that ends in a
+    colon ("(d) Gross impairment losses ... included the following:") leads in too."""
     lead, *items = item_texts(content, parts)
+    leads = [item for item in items if item.rstrip().endswith(":")]
+    items = [item for item in items if item not in leads]
+    lead = " ".join([lead, *leads])
     if not items:
-        return terms(lead)
+        return lead
     lead_terms = terms(lead)
-    return max((lead_terms | terms(item) for item in items), key=lambda t: len(t & query_terms))
+    best = max(items, key=lambda item: len((lead_terms | terms(item)) & query_terms))
+    return f"{lead} {best}"
 
 
 def _year_worth(text: str, query: str, headed: bool) -> int:

@@ -10,6 +10,7 @@ from dataclasses import replace
 from app.answer.claims import (
     EMPTY_ANSWER,
     Answer,
+    Quote,
     sentence_pages,
     shown_text,
     source_label,
@@ -21,8 +22,12 @@ from app.answer.kinds import (
     asked_kinds,
     counted_things,
     defined_things,
+    exemplified,
     framed_elsewhen,
+    gives_examples,
     holds_kind,
+    measures_named,
+    other_measure,
     states_counts,
     states_definition,
     year_asked,
@@ -34,6 +39,7 @@ from app.answer.synthesis import (
     MAX_CLAIMS,
     TRUSTED,
     ScoredUnit,
+    _unrepeated,
     is_code_name,
     synthesize,
 )
@@ -382,6 +388,13 @@ def test_why_asks_for_a_cause_not_the_figure_it_names() -> None:
     assert not holds_kind(
         "Consolidated net income attributable to Walmart $ 9,862 $ 13,643", kinds, question
     )
+    # What went on as a figure changed is its cause; a comparison is none.
+    assert holds_kind(
+        "Revenue was $1.4 billion, down $847 million, as customers tempered purchases",
+        kinds,
+        question,
+    )
+    assert not holds_kind("Net income was up 5%, as compared to last year", kinds, question)
 
 
 def test_a_year_the_question_names() -> None:
@@ -608,6 +621,21 @@ def test_a_claim_that_announces_the_answer_goes_on_to_it(embedder: Embedder) -> 
     assert_quoted(answer.text, answer.claims, answer.sources)
 
 
+def test_no_claim_is_quoted_twice() -> None:
+    # Overlapping chunks: the sentence a claim goes on to may open the next chunk, where
+    # another of the question's asks finds it.
+    ending = chunk(
+        52, "In particular, the bitops benchmarks are short. TraceMonkey runs the\nrest."
+    )
+    opening = chunk(53, "TraceMonkey runs the rest.\n\nregexp-dna is dominated by matching.")
+    quotes = [
+        Quote(ending, ((0, 49),), "In particular, the bitops benchmarks are short.", 0.5),
+        Quote(ending, ((50, 75),), "TraceMonkey runs the\nrest.", 0.5),
+        Quote(opening, ((0, 26),), "TraceMonkey runs the rest.", 0.5),
+    ]
+    assert _unrepeated(quotes) == quotes[:2]
+
+
 def test_a_claim_writing_the_code_name_asked_about_answers_at_a_lower_floor(
     embedder: Embedder,
 ) -> None:
@@ -643,6 +671,100 @@ def test_a_claim_counting_each_thing_asked_how_many_of_answers_at_a_lower_floor(
     assert not states_counts("aircraft delivered: 142", ["aircraft"])
     assert not states_counts("In 2021 aircraft deliveries rose", ["aircraft"])
     assert counted_things("How many of the zones are there?") == []
+    # Nor does a number the question writes itself count what it names.
+    about_max = "How many 737 MAX airplanes of U.S. registry would the AD affect?"
+    assert not states_counts("applies to all 737 MAX airplanes", ["airplan"], about_max)
+    assert not states_counts("Model 737-8 and 737- 9 (737 MAX) airplanes", ["airplan"], about_max)
+    assert states_counts("this AD affects 73 airplanes of U.S. registry", ["airplan"], about_max)
+    assert states_counts(
+        "26 short-running (under 250ms, average 26ms) JavaScript programs", ["program"]
+    )
+
+
+def test_a_claim_whose_figures_count_other_things_is_never_confident(
+    embedder: Embedder,
+) -> None:
+    applicability = chunk(
+        47,
+        "This proposed AD would apply only to the 737 MAX airplanes identified in Boeing "
+        "Special Attention Service Bulletin 737-31-1860, dated June 12, 2020.",
+    )
+    query = "How many airplanes of U.S. registry would the proposed 737 MAX AD affect?"
+    answer = synthesize(query, [applicability], [applicability], embedder)
+    assert answer.confidence <= LACKING_KIND_CONFIDENCE
+    costs = chunk(
+        48, "The FAA estimates that this proposed AD affects 73 airplanes of U.S. registry."
+    )
+    answer = synthesize(query, [costs, applicability], [costs, applicability], embedder)
+    assert answer.text.startswith("The FAA estimates that this proposed AD affects 73 airplanes")
+
+
+def test_a_question_asking_for_examples_is_answered_by_examples_of_what_it_names(
+    embedder: Embedder,
+) -> None:
+    query = "Which container runtimes does the NIST HPC security guide give as examples?"
+    assert asked_kinds(query) == {Asked.EXAMPLE}
+    assert exemplified(query) == {"container", "runtim"}
+    sanitizing = "What practices does SP 800-223 list as examples of sanitizing compute nodes?"
+    assert gives_examples("Examples of compute node sanitization include:", exemplified(sanitizing))
+    # Examples of something else ("tools") give none of container runtimes.
+    assert not gives_examples("there are tools (e.g., Qualys, Anchore)", exemplified(query))
+    surface = chunk(
+        25,
+        "Containers, container runtimes, and container orchestrators all increase the security "
+        "attack surface for HPC systems.",
+    )
+    runtimes = chunk(
+        17,
+        "Containers are executed by a container runtime, such as Docker, Containerd, Apptainer, "
+        "or Charliecloud.",
+    )
+    assert synthesize(query, [surface], [surface], embedder).confidence <= LACKING_KIND_CONFIDENCE
+    answer = synthesize(query, [surface, runtimes], [surface, runtimes], embedder)
+    assert "such as Docker" in answer.text
+    assert answer.confidence > LACKING_KIND_CONFIDENCE
+
+
+def test_an_amount_of_another_measure_is_never_confident(embedder: Embedder) -> None:
+    revenues = chunk(
+        54,
+        "The Consumer segment's operating revenues for the year ended December 31, 2021 totaled "
+        "$95.3 billion, an increase of $6.8 billion, or 7.6%, compared to 2020.",
+    )
+    query = "What was the segment operating income of Verizon's Consumer segment in 2021?"
+    assert measures_named(query) == {"income"}
+    assert measures_named(revenues.content) == {"revenue"}
+    answer = synthesize(query, [revenues], [revenues], embedder)
+    assert answer.confidence <= LACKING_KIND_CONFIDENCE
+    # Earnings are income, in the filings' words; net income is not net interest income.
+    assert measures_named("net earnings rose to $2.1 billion") == {"income"}
+    nii = "What was JPMorgan's net interest income in the second quarter of 2023?"
+    assert other_measure("JPMorgan reported net income of $14.5 billion", nii)
+    assert not other_measure("Net interest income was $21.9 billion, up 44%", nii)
+
+
+def test_a_list_is_judged_by_the_item_that_answers(embedder: Embedder) -> None:
+    highlights = chunk(
+        55,
+        "Highlights from the second quarter compared with the second quarter of the prior "
+        "year included:\n\n• Microsoft Cloud revenue increased 22% to $27.1 billion.\n"
+        "• Office Commercial revenue increased 7% driven by Office 365 Commercial growth.\n"
+        "• Devices revenue decreased 39%.",
+    )
+    query = "Why did Microsoft's Devices revenue fall in the second quarter?"
+    # Its Office item's cause is no cause of the Devices item's fall.
+    answer = synthesize(query, [highlights], [highlights], embedder)
+    assert answer.confidence <= LACKING_KIND_CONFIDENCE
+
+
+def test_a_figure_of_other_years_is_never_confident(embedder: Embedder) -> None:
+    results = chunk(
+        56,
+        "MFC's operating profit in 2020 increased $104 million, or 7%, compared to 2019, to "
+        "$1,545 million.",
+    )
+    query = "What was the operating profit of Lockheed Martin's MFC segment in 2022?"
+    assert synthesize(query, [results], [results], embedder).confidence <= LACKING_KIND_CONFIDENCE
 
 
 def test_a_claim_defining_the_thing_asked_answers_at_a_lower_floor(embedder: Embedder) -> None:
