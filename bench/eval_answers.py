@@ -161,7 +161,15 @@ session 23."""
 DOCS_BLIND2 = "docs blind 2"
 """bench/data/docs_blind2.jsonl's questions over the papers and manuals, written blind in
 session 25."""
-DOCS_APART = ((DOCS_HELD, "docs_held"), (DOCS_BLIND, "docs_blind"), (DOCS_BLIND2, "docs_blind2"))
+DOCS_BLIND3 = "docs blind 3"
+"""bench/data/docs_blind3.jsonl's questions over the papers and manuals, written blind in
+session 40."""
+DOCS_APART = (
+    (DOCS_HELD, "docs_held"),
+    (DOCS_BLIND, "docs_blind"),
+    (DOCS_BLIND2, "docs_blind2"),
+    (DOCS_BLIND3, "docs_blind3"),
+)
 """(source, file in bench/data) of the question sets over the papers and manuals kept apart."""
 APART = (OWN_FILING, METRICS, *STYLED, *(source for source, _ in DOCS_APART))
 """Sources kept out of the "all" row, which stays the one the history compares."""
@@ -467,7 +475,8 @@ def section(
         collections.append(
             f"the {files} documents of `bench/data/questions_docs.jsonl` ({pages:,} pages; "
             "the docs and 10-Q questions, the off-topic ones, `bench/data/docs_held.jsonl`'s, "
-            "`bench/data/docs_blind.jsonl`'s, `bench/data/docs_blind2.jsonl`'s and "
+            "`bench/data/docs_blind.jsonl`'s, `bench/data/docs_blind2.jsonl`'s, "
+            "`bench/data/docs_blind3.jsonl`'s and "
             "`bench/data/sec10q_held.jsonl`'s are asked "
             "over all of them, the last again restricted to the question's filing)"
         )

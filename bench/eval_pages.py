@@ -148,7 +148,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 (("in a table", lambda q: q.in_table),),
                 tuple(files_of(docs_questions())),
             )
-            for name in ("docs_held", "docs_blind", "docs_blind2")
+            for name in ("docs_held", "docs_blind", "docs_blind2", "docs_blind3")
         },
         "docs": EvalSet(
             "docs",
@@ -415,7 +415,8 @@ def main() -> None:
             "financebench-blind and docs-blind = `bench/data/financebench_blind.jsonl` (24) and "
             "`bench/data/docs_blind.jsonl` (24), written blind in session 23; financebench-blind2 "
             "and docs-blind2 = `bench/data/financebench_blind2.jsonl` (24) and "
-            "`bench/data/docs_blind2.jsonl` (32), written blind in session 25; "
+            "`bench/data/docs_blind2.jsonl` (32), written blind in session 25; docs-blind3 = "
+            "`bench/data/docs_blind3.jsonl` (20), written blind in session 40; "
             "financebench-blind3 = `bench/data/financebench_blind3.jsonl` (24), written blind in "
             "session 27; financebench-blind4 = `bench/data/financebench_blind4.jsonl` (24), "
             "written blind in session 31; financebench-blind5 = "

@@ -79,8 +79,8 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
 def docs_questions(name: str = "questions_docs", source: str = "docs") -> list[Question]:
     """Returns bench/data/`name`.jsonl's questions over the papers and manuals (`source`) and
     the 10-Qs ("10-Q"): questions_docs' 120, docs_held's 30 (session 21, written blind and
-    kept from tuning), docs_blind's 24 (session 23, written blind) or docs_blind2's 32 (session
-    25, written blind)."""
+    kept from tuning), docs_blind's 24 (session 23, written blind), docs_blind2's 32 (session
+    25, written blind) or docs_blind3's 20 (session 40, written blind)."""
     return [
         Question(
             id=row["id"],
