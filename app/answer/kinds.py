@@ -143,8 +143,26 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
         _normal(match.group()) not in named
         and not (kind in _FIGURES and _YEAR.fullmatch(match.group().strip(" ,")))
         and not (kind is Asked.AMOUNT and match.group().endswith("%") and not percent_asked)
+        and not (kind in _FIGURES and _in_name(text, match))
         for kind in figures
         for match in _FOUND[kind].finditer(text)
+    )
+
+
+_NAME_BEFORE = re.compile(r"\b[A-Z][A-Za-z]+ $")
+_WORD_AFTER = re.compile(r" (?!(?:million|billion|thousand|percent|per)\b)[A-Za-z]")
+_SMALL_WHOLE = re.compile(r"\d{1,3}")
+
+
+def _in_name(text: str, match: re.Match[str]) -> bool:
+    """Whether the figure `match` found in `text` is part of a name: a small whole number
+    between a capitalized word and a word that is no scale ("Dynamics 365 growth", "Windows
+    11 devices"), not a row's figure ("Other 95 87")."""
+    end = match.start() + len(match.group().rstrip())
+    return (
+        _SMALL_WHOLE.fullmatch(match.group().strip()) is not None
+        and _NAME_BEFORE.search(text, max(match.start() - 40, 0), match.start()) is not None
+        and _WORD_AFTER.match(text, end) is not None
     )
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 import uuid
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -720,18 +721,22 @@ def score_units(
 
 
 def _best_item(content: str, parts: Sequence[Span], query_terms: set[str]) -> str:
-    """Returns a list's lead-in with the item that holds most of the query's terms (the first
-    of those), or the whole list when its items are not marked. A marked line that ends in a
-    colon ("(d) Gross impairment losses ... included the following:") leads in too."""
+    """Returns a list's lead-in with the item that holds most of the query's terms, each
+    weighed by how few items hold it (the first of those), or the whole list when its items
+    are not marked. A marked line that ends in a colon ("(d) Gross impairment losses ...
+    included the following:") leads in too."""
     lead, *items = item_texts(content, parts)
     leads = [item for item in items if item.rstrip().endswith(":")]
     items = [item for item in items if item not in leads]
     lead = " ".join([lead, *leads])
     if not items:
         return lead
-    lead_terms = terms(lead)
-    best = max(items, key=lambda item: len((lead_terms | terms(item)) & query_terms))
-    return f"{lead} {best}"
+    # A query term few items hold tells them apart more than one all of them hold ("Dynamics"
+    # against "revenue" in a list of each business's revenue growth).
+    held = [terms(item) & query_terms for item in items]
+    items_holding = Counter(term for found in held for term in found)
+    weights = [sum(1 / items_holding[term] for term in found) for found in held]
+    return f"{lead} {items[weights.index(max(weights))]}"
 
 
 def _year_worth(text: str, query: str, headed: bool) -> int:

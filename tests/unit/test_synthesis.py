@@ -388,6 +388,12 @@ def test_why_asks_for_a_cause_not_the_figure_it_names() -> None:
     assert not holds_kind(
         "Consolidated net income attributable to Walmart $ 9,862 $ 13,643", kinds, question
     )
+    # A small number between a name and a word is part of the name, a row's figure is not.
+    asked = "How much revenue did Microsoft's Dynamics products generate in the quarter?"
+    amount = asked_kinds(asked)
+    assert not holds_kind("revenue increased 22% driven by Dynamics 365 growth", amount, asked)
+    assert holds_kind("Dynamics 1,540 1,260", amount, asked)
+    assert holds_kind("Other 95 87", amount, asked)
     # What went on as a figure changed is its cause; a comparison is none.
     assert holds_kind(
         "Revenue was $1.4 billion, down $847 million, as customers tempered purchases",
@@ -754,6 +760,19 @@ def test_a_list_is_judged_by_the_item_that_answers(embedder: Embedder) -> None:
     query = "Why did Microsoft's Devices revenue fall in the second quarter?"
     # Its Office item's cause is no cause of the Devices item's fall.
     answer = synthesize(query, [highlights], [highlights], embedder)
+    assert answer.confidence <= LACKING_KIND_CONFIDENCE
+    # The item is the one of the business asked, though another holds as many of its words.
+    dynamics = replace(
+        highlights,
+        content=highlights.content.replace(
+            "• Devices revenue decreased 39%.",
+            "• Office Consumer cloud services revenue increased 3% and Microsoft 365 Consumer "
+            "subscribers grew to 76.7 million.\n• Dynamics cloud services revenue increased 22% "
+            "driven by Dynamics 365 growth of 28%.",
+        ),
+    )
+    asked = "How much revenue did Microsoft's Dynamics cloud services generate in the quarter?"
+    answer = synthesize(asked, [dynamics], [dynamics], embedder)
     assert answer.confidence <= LACKING_KIND_CONFIDENCE
 
 
