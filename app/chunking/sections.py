@@ -27,6 +27,8 @@ PROSE_WIDTH = 0.5
 LARGER_THAN_BODY = 1.1
 """A line set in a smaller type than the body's on a page of tables or footnotes stands out
 by its size only this many times the document's body size or larger."""
+CAPITALS_LARGER = 1.05
+"""A line in capitals stands out set this many times the body size or larger."""
 BOLD_BODY = 0.5
 """The share of a page's prose in the body size set bold past which bold sets nothing apart
 (a filing's exhibit set all in bold)."""
@@ -93,12 +95,14 @@ def detected_headings(
             continue
         bold_from = None if _set_in_bold(page, width, body) else body - SIZE_SLACK
         larger_from = max(body * LARGER_TYPE, (document_body or body) * LARGER_THAN_BODY)
+        capitals_from = max(body, document_body or body) * CAPITALS_LARGER
         texts = page.line_texts()
         spans = furniture.get(page.number, ())
         boxes: list[Rect] = [tuple(box) for box in page.line_boxes.tolist()]
         runs: list[list[int]] = []
         for index, text in enumerate(texts):
-            if not _stands_out(page, boxes, index, text, spans, bold_from, larger_from):
+            sizes_from = (bold_from, larger_from, capitals_from)
+            if not _stands_out(page, boxes, index, text, spans, *sizes_from):
                 continue
             if runs and _continues(page, boxes, width, texts, runs[-1][-1], index):
                 runs[-1].append(index)
@@ -204,13 +208,16 @@ def _stands_out(
     furniture: Sequence[tuple[int, int]],
     bold_from: float | None,
     larger_from: float,
+    capitals_from: float,
 ) -> bool:
     """Says whether the line is set apart as a heading: bold in a size of `bold_from` or more
-    (None: bold sets nothing apart) or in a size of `larger_from` or more, short, of words,
+    (None: bold sets nothing apart) or in a size of `larger_from` or more (`capitals_from`
+    for a line in capitals: "ESTIMATED COSTS" one point over the body), short, of words,
     no caption, no row of cells, no furniture, and alone on its row."""
     style = page.line_styles[index]
     bold = style.bold and bold_from is not None and style.size >= bold_from
-    if not (bold or style.size >= larger_from):
+    larger = style.size >= (capitals_from if text.isupper() else larger_from)
+    if not (bold or larger):
         return False
     if len(text.split()) > MAX_WORDS or not _worded(text) or _CAPTION.match(text):
         return False

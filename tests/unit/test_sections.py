@@ -208,3 +208,16 @@ def test_a_page_set_all_in_bold_has_no_bold_headings() -> None:
         sheet.gap()
         sheet.gap()
     assert [entry.title for entry in headings_of(read(doc))] == ["Performance Measures"]
+
+
+def test_a_title_in_capitals_a_point_over_the_body_is_a_heading() -> None:
+    doc = pymupdf.open()
+    sheet = Sheet(doc.new_page())
+    sheet.line("ESTIMATED COSTS", size=BODY + 1)
+    for text in PROSE:
+        sheet.line(text)
+    sheet.gap()
+    sheet.line("Estimated costs", size=BODY + 1)
+    for text in REASON:
+        sheet.line(text)
+    assert [entry.title for entry in headings_of(read(doc))] == ["ESTIMATED COSTS"]
