@@ -642,14 +642,14 @@ def score_units(
                 continue  # a row of figures says what moved, never why
             shown = shown_text(chunk.content, claim.parts)
             text = f"{header} {shown}" if claim.headed and header else shown
-            judged = text
+            judged, judged_shown = text, shown
             quoted = terms(text)
             words = frozenset(terms(shown) if claim.headed else quoted)
             if claim.kind == "list" and not several:
                 # A list answers one thing in one item: the words and figures of all its items
                 # together would make "Highlights ... included: • Cloud revenue increased 24% to
                 # $31.8 billion. • ..." about anything and say any amount.
-                judged = _best_item(chunk.content, claim.parts, query_terms)
+                judged = judged_shown = _best_item(chunk.content, claim.parts, query_terms)
                 quoted = terms(judged)
                 words = frozenset(quoted)
             found_terms = quoted & query_terms
@@ -661,7 +661,7 @@ def score_units(
                 + CONTEXT_SHARE * len(placed - found_terms)
             )
             kind = 0 if not kinds else (1 if holds_kind(judged, kinds, query) else -1)
-            counts = states_counts(shown if judged is text else judged, counted, query)
+            counts = states_counts(judged_shown, counted, query)
             if kinds == {Asked.COUNT} and counted and not counts and claim.kind != "row":
                 # Its figures count other things, if any ("all 737 MAX airplanes" counts no
                 # airplanes); a row's label names what its figures count.
