@@ -75,33 +75,34 @@ def detected_headings(
     type than the body, alone on their row, short, mostly letters, not a sentence, neither
     furniture nor running, and not the first lines of a paragraph set all in bold."""
     prose = [
-        (page, _prose_sizes(page, width), width)
+        (page, texts, _prose_glyphs(page, width), width)
         for page in pages
         if page.line_styles
-        for width in [_column_width(page) or _text_width(page)]
+        for texts in [page.line_texts()]
+        for width in [_column_width(page, texts) or _text_width(page)]
     ]
     document_sizes: Counter[float] = Counter()
-    for _, sizes, _ in prose:
-        document_sizes.update(sizes)
+    for _, _, glyphs, _ in prose:
+        document_sizes.update(_sizes(glyphs))
     document_body = _most_common(document_sizes)
     found: list[tuple[PageLines, list[str], list[int]]] = []
-    for page, sizes, width in prose:
+    for page, texts, glyphs, width in prose:
         # A filing's exhibits or a report's appendix may be set larger than its body: each
         # page's prose says what stands out on it. A page of tables or of long footnotes in
         # a smaller type may set its headings bold in that type, but its paragraphs in the
         # document's body type do not stand out.
-        body = _most_common(sizes) or document_body
+        body = _most_common(_sizes(glyphs)) or document_body
         if body is None:
             continue
-        bold_from = None if _set_in_bold(page, width, body) else body - SIZE_SLACK
-        larger_from = max(body * LARGER_TYPE, (document_body or body) * LARGER_THAN_BODY)
-        capitals_from = max(body, document_body or body) * CAPITALS_LARGER
-        texts = page.line_texts()
+        sizes_from = (
+            None if _set_in_bold(glyphs, body) else body - SIZE_SLACK,
+            max(body * LARGER_TYPE, (document_body or body) * LARGER_THAN_BODY),
+            max(body, document_body or body) * CAPITALS_LARGER,
+        )
         spans = furniture.get(page.number, ())
         boxes: list[Rect] = [tuple(box) for box in page.line_boxes.tolist()]
         runs: list[list[int]] = []
         for index, text in enumerate(texts):
-            sizes_from = (bold_from, larger_from, capitals_from)
             if not _stands_out(page, boxes, index, text, spans, *sizes_from):
                 continue
             if runs and _continues(page, boxes, width, texts, runs[-1][-1], index):
@@ -134,30 +135,38 @@ def detected_headings(
     ]
 
 
-def _prose_sizes(page: PageLines, width: float) -> Counter[float]:
-    """Returns the glyphs the page's prose sets in each font size (to the half point): those
-    on lines running across half the `width` of its text or of its columns or more (a table's
-    cells are narrower). The size of most is the body's."""
+def _prose_glyphs(page: PageLines, width: float) -> Counter[tuple[float, bool]]:
+    """Returns the glyphs the page's prose sets in each font size (to the half point), bold
+    or not: those on lines running across half the `width` of its text or of its columns or
+    more (a table's cells are narrower)."""
     wide = page.line_boxes[:, 2] - page.line_boxes[:, 0] >= PROSE_WIDTH * width
-    sizes: Counter[float] = Counter()
-    for style, glyphs, is_wide in zip(
+    glyphs: Counter[tuple[float, bool]] = Counter()
+    for style, count, is_wide in zip(
         page.line_styles, page.line_glyphs.tolist(), wide.tolist(), strict=True
     ):
         if is_wide:
-            sizes[round(style.size * 2) / 2] += glyphs
+            glyphs[round(style.size * 2) / 2, style.bold] += count
+    return glyphs
+
+
+def _sizes(glyphs: Counter[tuple[float, bool]]) -> Counter[float]:
+    """Returns the prose's glyphs in each size, bold or not: the size of most is the body's."""
+    sizes: Counter[float] = Counter()
+    for (size, _), count in glyphs.items():
+        sizes[size] += count
     return sizes
 
 
-def _column_width(page: PageLines) -> float | None:
+def _column_width(page: PageLines, texts: Sequence[str]) -> float | None:
     """Returns the width of the widest column of a page whose prose runs in columns side by
-    side, None for any other page. In columns, at each of two left edges start COLUMN_LINES
-    or more lines of words as wide as a column's prose, and those at the first edge end, most
-    of them, before the second; a paragraph's indented first lines end at the margin, and a
-    table's cells are narrower or figures."""
+    side, None for any other page (`texts` are its lines'). In columns, at each of two left
+    edges start COLUMN_LINES or more lines of words as wide as a column's prose, and those at
+    the first edge end, most of them, before the second; a paragraph's indented first lines
+    end at the margin, and a table's cells are narrower or figures."""
     boxes = page.line_boxes
     widths = boxes[:, 2] - boxes[:, 0]
     width = _text_width(page)
-    worded = np.array([_worded(text) for text in page.line_texts()], dtype=bool)
+    worded = np.array([_worded(text) for text in texts], dtype=bool)
     in_column = worded & (widths >= COLUMN_SHARE * width) & (widths < PROSE_WIDTH * width)
     column = boxes[in_column]
     edges = Counter(round(x0) for x0 in column[:, 0].tolist())
@@ -177,18 +186,11 @@ def _worded(text: str) -> bool:
     return len(_LETTER.findall(visible)) >= max(2, MIN_LETTER_SHARE * len(visible))
 
 
-def _set_in_bold(page: PageLines, width: float, body: float) -> bool:
-    """Says whether the page's prose in the `body` size is set bold, most of it and more than
-    a title page's worth (BOLD_BODY_GLYPHS)."""
-    wide = page.line_boxes[:, 2] - page.line_boxes[:, 0] >= PROSE_WIDTH * width
-    glyphs = bold = 0
-    for style, count, is_wide in zip(
-        page.line_styles, page.line_glyphs.tolist(), wide.tolist(), strict=True
-    ):
-        if is_wide and round(style.size * 2) / 2 == body:
-            glyphs += count
-            bold += count if style.bold else 0
-    return bold > max(BOLD_BODY * glyphs, BOLD_BODY_GLYPHS)
+def _set_in_bold(glyphs: Counter[tuple[float, bool]], body: float) -> bool:
+    """Says whether the page's prose in the `body` size (`glyphs`, _prose_glyphs) is set bold,
+    most of it and more than a title page's worth (BOLD_BODY_GLYPHS)."""
+    bold = glyphs[body, True]
+    return bold > max(BOLD_BODY * (bold + glyphs[body, False]), BOLD_BODY_GLYPHS)
 
 
 def _most_common(sizes: Counter[float]) -> float | None:
