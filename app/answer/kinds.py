@@ -14,65 +14,11 @@ sentence announcing the list ("... divides an HPC system into four function zone
 from __future__ import annotations
 
 import re
-from enum import Enum
 
 from app.answer.claims import stem, terms
 from app.answer.metrics import months_asked, months_named
+from app.core.asked import ASKS, FIGURES, Asked
 from app.core.rows import MONTH
-
-
-class Asked(Enum):
-    COUNT = "count"
-    AMOUNT = "amount"
-    DATE = "date"
-    VERSION = "version"
-    CODE = "code"
-    DEFINITION = "definition"
-    REASON = "reason"
-    EXAMPLE = "example"
-
-
-_ASKS = {
-    Asked.REASON: re.compile(
-        r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|led to|contributed to|explains|"
-        r"accounted for|turned|pushed|lifted|weighed on|hurt|helped)\b|"
-        r"\b(?:reasons?|drivers?|causes?|factors?) (?:for|of|behind)\b|"
-        r"\b(?:what|which) (?:factors|drivers|reasons)\b|"
-        r"\b(?:what|which) (?:were|was|are|is) the (?:(?:main|primary|key|principal|major) "
-        r"(?:reasons?|drivers?|causes?|factors?)|reasons|drivers|causes)\b|"
-        r"\baccounted for the (?:increase|decrease|decline|rise|growth|change|drop)\b",
-        re.I,
-    ),
-    Asked.COUNT: re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I),
-    Asked.AMOUNT: re.compile(
-        r"\bhow (?:much|large|big|long|fast|high|low|small)\b|\b(?:total|amount|revenues?|"
-        r"sales|income|expenses?|costs?|prices?|margins?|cash|expenditures?|capex|earnings|"
-        r"profits?|loss|dividends?|assets|liabilities|debt|size|length|rate|ratio|percentage|"
-        r"percent|speedups?|scores?|accuracy|budget|parameters|tokens|ebitdar?|ebit|eps|deposits|"
-        r"backlog|obligations|commitments)\b|多少|金额|价值|数额",
-        re.I,
-    ),
-    Asked.DATE: re.compile(
-        r"\bwhen\b|\b(?:what|which) (?:date|day|year|month)\b|\bdeadline\b|\bdue\b|"
-        r"\beffective\b|\bexpire|哪天|哪一天|何时|什么时候|日期",
-        re.I,
-    ),
-    Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ ){0,4}(?:version|release)\b", re.I),
-    Asked.DEFINITION: re.compile(
-        r"\bwhat (?:does|do|did) .{1,60}\b(?:mean|stand for)\b|\bwhat is meant by\b|"
-        r"\bdefin(?:e|ed|es|ition)\b|\bmeaning of\b",
-        re.I,
-    ),
-    Asked.EXAMPLE: re.compile(
-        r"\b(?:as|for) examples?\b|\b(?:what|which) examples\b|\bgives? (?:an? )?examples?\b", re.I
-    ),
-    Asked.CODE: re.compile(
-        r"\bhow (?:do|can|should|would) (?:i|you|we|one|a program|an application)\b|"
-        r"\bhow to\b|\b(?:which|what) (?:\w+ )?(?:function|command|option|flag|switch|header|"
-        r"tool|method|call|macro|parameter|argument|syntax)s?\b",
-        re.I,
-    ),
-}
 
 _NOT_NOTE = r"(?!(?<=\()\d\))"
 """Not a note's marker, one digit in brackets ("Front store and other (2) 23.6%"): no figure."""
@@ -121,29 +67,24 @@ _FOUND = {
 }
 
 
-def asked_kinds(query: str) -> frozenset[Asked]:
-    """Returns the kinds of answer `query` asks for; none for "what is", "how do I".
-
-    A question asking why (or what drove) wants the cause, whatever figure it names: "Why did
-    Walmart's net income decline?" is answered by "primarily due to a loss on extinguishment of
-    debt", not by the net income row."""
-    asked = frozenset(kind for kind, pattern in _ASKS.items() if pattern.search(query))
-    return frozenset({Asked.REASON}) if Asked.REASON in asked else asked
-
-
 def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
     """Whether `text` holds a figure of one of `kinds` that the query does not name itself, or
     the examples it asks for. A percentage is the amount of a rate, a share or a change, not of
     the measure itself: "MGM China's Adjusted Property EBITDA increased 6% in 2018" does not say
-    what it was."""
+    what it was; nor does the size of a change ("revenue increased $280 million or 22%") say
+    what the revenue was."""
     figures = kinds - {Asked.EXAMPLE}
     named = {_normal(m.group()) for kind in figures for m in _FOUND[kind].finditer(query)}
     percent_asked = _ASKS_PERCENT.search(query) is not None
     return (Asked.EXAMPLE in kinds and gives_examples(text, exemplified(query))) or any(
         _normal(match.group()) not in named
-        and not (kind in _FIGURES and _YEAR.fullmatch(match.group().strip(" ,")))
-        and not (kind is Asked.AMOUNT and match.group().endswith("%") and not percent_asked)
-        and not (kind in _FIGURES and _in_name(text, match))
+        and not (kind in FIGURES and _YEAR.fullmatch(match.group().strip(" ,")))
+        and not (
+            kind is Asked.AMOUNT
+            and not percent_asked
+            and (match.group().endswith("%") or _CHANGE_BY.search(text, 0, match.start()))
+        )
+        and not (kind in FIGURES and _in_name(text, match))
         for kind in figures
         for match in _FOUND[kind].finditer(text)
     )
@@ -277,6 +218,12 @@ _CHANGE = re.compile(
 )
 _ASKS_PERCENT = re.compile(f"{_RATE.pattern}|{_CHANGE.pattern}", re.I)
 """Words of a question a percentage answers: a rate, a share, a change."""
+_CHANGE_BY = re.compile(
+    r"\b(?:increased|decreased|declined|rose|fell|grew|up|down|higher|lower)\s+(?:by\s+)?"
+    r"(?:(?:approximately|about|nearly|almost|over|roughly)\s+)?$",
+    re.I,
+)
+"""A change's verb right before an amount: the amount is the change's size."""
 
 
 def names_rate(measure: str) -> bool:
@@ -285,7 +232,6 @@ def names_rate(measure: str) -> bool:
     return _RATE.search(measure) is not None
 
 
-_FIGURES = frozenset({Asked.COUNT, Asked.AMOUNT})
 _YEAR = re.compile(r"(?<!\d)(?:19[5-9]\d|20[0-4]\d)(?!\d)")
 """A year. A bare one is no count or amount: "In July 2021, we received the licenses" does not
 say how much they cost."""
@@ -310,7 +256,7 @@ def asks_list(query: str) -> bool:
     them), "What reportable segments did MGM Resorts have ...?" (not "What net revenues did
     it report?", an amount)."""
     return _ASKS_LIST.search(query) is not None or (
-        _WHAT_THINGS.search(query) is not None and not _ASKS[Asked.AMOUNT].search(query)
+        _WHAT_THINGS.search(query) is not None and not ASKS[Asked.AMOUNT].search(query)
     )
 
 

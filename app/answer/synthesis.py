@@ -42,8 +42,6 @@ from app.answer.claims import (
 )
 from app.answer.extremes import asked_extremes
 from app.answer.kinds import (
-    Asked,
-    asked_kinds,
     asks_list,
     counted_things,
     defined_things,
@@ -66,6 +64,7 @@ from app.answer.units import (
     list_runs_on,
     marked_items,
 )
+from app.core.asked import Asked, asked_kinds
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.questions import question_parts

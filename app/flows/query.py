@@ -35,7 +35,6 @@ from app.answer.extremes import (
     section_figure,
     table_extreme,
 )
-from app.answer.kinds import Asked, asked_kinds
 from app.answer.llm import ChatFailed
 from app.answer.metrics import (
     LINE_ITEMS,
@@ -59,6 +58,7 @@ from app.contract.schemas import (
     SelectionScope,
     SynthesisUsed,
 )
+from app.core.asked import Asked, asked_kinds
 from app.core.chunks import Candidate
 from app.core.config import Settings, Synthesis
 from app.core.links import response_scope, token_query

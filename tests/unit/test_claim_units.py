@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app.answer.claims import shown_text
-from app.answer.kinds import Asked, asked_kinds, asks_list, holds_kind
+from app.answer.kinds import asks_list, holds_kind
 from app.answer.units import (
     announced_count,
     claim_units,
@@ -15,6 +15,7 @@ from app.answer.units import (
     item_texts,
     list_runs_on,
 )
+from app.core.asked import Asked, asked_kinds
 
 
 def shown(content: str) -> list[tuple[str, str]]:
@@ -261,6 +262,22 @@ def test_figures_the_question_names_are_not_an_answer() -> None:
         (
             "How much did MGM China's Adjusted Property EBITDA grow in 2018?",
             "It increased 6% in 2018.",
+            True,
+        ),
+        # So is the amount a change's verb stands before: the change's size, not the level.
+        (
+            "How much revenue did Microsoft's Dynamics products and cloud services generate?",
+            "Dynamics products and cloud services revenue increased $280 million or 22%.",
+            False,
+        ),
+        (
+            "How much revenue did Microsoft's Dynamics products and cloud services generate?",
+            "Dynamics revenue increased by about $280 million to $1,540 million.",
+            True,
+        ),
+        (
+            "By how much did Dynamics revenue increase?",
+            "Dynamics products and cloud services revenue increased $280 million or 22%.",
             True,
         ),
         # A note's marker is no amount.

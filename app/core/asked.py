@@ -1,0 +1,79 @@
+"""The kind of answer a question asks for: a count, an amount, a date, a cause, ...
+
+Answers weigh their claims by it (app.answer.kinds), and retrieval which passages may hold one
+(a table's row holds an amount, not a cause).
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+
+
+class Asked(Enum):
+    COUNT = "count"
+    AMOUNT = "amount"
+    DATE = "date"
+    VERSION = "version"
+    CODE = "code"
+    DEFINITION = "definition"
+    REASON = "reason"
+    EXAMPLE = "example"
+
+
+ASKS = {
+    Asked.REASON: re.compile(
+        r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|led to|contributed to|explains|"
+        r"accounted for|turned|pushed|lifted|weighed on|hurt|helped)\b|"
+        r"\b(?:reasons?|drivers?|causes?|factors?) (?:for|of|behind)\b|"
+        r"\b(?:what|which) (?:factors|drivers|reasons)\b|"
+        r"\b(?:what|which) (?:were|was|are|is) the (?:(?:main|primary|key|principal|major) "
+        r"(?:reasons?|drivers?|causes?|factors?)|reasons|drivers|causes)\b|"
+        r"\baccounted for the (?:increase|decrease|decline|rise|growth|change|drop)\b",
+        re.I,
+    ),
+    Asked.COUNT: re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I),
+    Asked.AMOUNT: re.compile(
+        r"\bhow (?:much|large|big|long|fast|high|low|small)\b|\b(?:total|amount|revenues?|"
+        r"sales|income|expenses?|costs?|prices?|margins?|cash|expenditures?|capex|earnings|"
+        r"profits?|loss|dividends?|assets|liabilities|debt|size|length|rate|ratio|percentage|"
+        r"percent|speedups?|scores?|accuracy|budget|parameters|tokens|ebitdar?|ebit|eps|deposits|"
+        r"backlog|obligations|commitments)\b|多少|金额|价值|数额",
+        re.I,
+    ),
+    Asked.DATE: re.compile(
+        r"\bwhen\b|\b(?:what|which) (?:date|day|year|month)\b|\bdeadline\b|\bdue\b|"
+        r"\beffective\b|\bexpire|哪天|哪一天|何时|什么时候|日期",
+        re.I,
+    ),
+    Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ ){0,4}(?:version|release)\b", re.I),
+    Asked.DEFINITION: re.compile(
+        r"\bwhat (?:does|do|did) .{1,60}\b(?:mean|stand for)\b|\bwhat is meant by\b|"
+        r"\bdefin(?:e|ed|es|ition)\b|\bmeaning of\b",
+        re.I,
+    ),
+    Asked.EXAMPLE: re.compile(
+        r"\b(?:as|for) examples?\b|\b(?:what|which) examples\b|\bgives? (?:an? )?examples?\b", re.I
+    ),
+    Asked.CODE: re.compile(
+        r"\bhow (?:do|can|should|would) (?:i|you|we|one|a program|an application)\b|"
+        r"\bhow to\b|\b(?:which|what) (?:\w+ )?(?:function|command|option|flag|switch|header|"
+        r"tool|method|call|macro|parameter|argument|syntax)s?\b",
+        re.I,
+    ),
+}
+"""How a question asks for each kind of answer."""
+
+
+def asked_kinds(query: str) -> frozenset[Asked]:
+    """Returns the kinds of answer `query` asks for; none for "what is", "how do I".
+
+    A question asking why (or what drove) wants the cause, whatever figure it names: "Why did
+    Walmart's net income decline?" is answered by "primarily due to a loss on extinguishment of
+    debt", not by the net income row."""
+    asked = frozenset(kind for kind, pattern in ASKS.items() if pattern.search(query))
+    return frozenset({Asked.REASON}) if Asked.REASON in asked else asked
+
+
+FIGURES = frozenset({Asked.COUNT, Asked.AMOUNT})
+"""The kinds a figure answers."""
