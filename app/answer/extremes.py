@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from app.answer.cells import written_words
 from app.answer.claims import STOPWORDS, Answer, Quote, shown_text, terms, worked_out
-from app.answer.kinds import names_rate
+from app.answer.kinds import measures_named, names_rate
 from app.answer.metrics import (
     COMPUTED_CONFIDENCE,
     MONTHS_SPANNED,
@@ -1209,7 +1209,9 @@ def section_figure(
     question_terms = terms(question)
     section = table[0][0].section or ""
     part = _label_terms(section)
-    if not part or not part <= question_terms:
+    # A section named for a measure ("Net revenue") heads the tables of that measure, or of
+    # the next, not a part whose rows name measures.
+    if not part or not part <= question_terms or measures_named(section):
         return None
     found: list[tuple[int, Row]] = []
     for _, block in _blocks(table, asked, year, page_before):

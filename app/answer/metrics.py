@@ -1049,9 +1049,8 @@ the statements' ("the net sales of General Mills' U.S. Cereal operating unit")."
 _POSSESSOR = re.compile(r"\b([A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)['\u2019]s?(?=\s)")
 
 
-_PART_DOING = re.compile(
-    r"['\u2019]s?\s+(?:[\w&-]+\s+){1,3}(?:generate|earn|report|bring|make|produce|contribute)\b"
-)
+_EARNING = r"(?:generate|earn|report|bring|make|produce|contribute)\b"
+_PART_DOING = re.compile(rf"['\u2019]s?\s+(?:[\w&-]+\s+){{1,5}}{_EARNING}")
 """An owner's part that the question says earned the figure ("How much net sales did Amazon's
 advertising services generate", "did Intel's Notebook business generate")."""
 _FROM_PART = re.compile(
@@ -1080,6 +1079,7 @@ def owners_named(question: str) -> list[str]:
     Works'") and names right before or after a line item it asks ("Windows revenue", "the
     revenue of Intel Foundry Services"), which may be the company's or a part's."""
     owners = [owner for owner in _POSSESSOR.findall(question) if owner.lower() not in _CONTRACTED]
+    owners += _EARNER.findall(question)
     for key in ASKED_ITEMS:
         named = LINE_ITEMS[key].asked
         for found in named.finditer(question) if named else ():
@@ -1111,6 +1111,13 @@ _NAME_BEFORE_ITEM = re.compile(rf"(?<=\s)({_NAMED_WORD}(?:\s+{_NAMED_WORD})*)\s+
 _NAME_AFTER_ITEM = re.compile(
     rf"\s+(?:of|from|at)\s+(?:the\s+)?({_NAMED_WORD}(?:\s+{_NAMED_WORD})*)"
 )
+
+
+_EARNER = re.compile(
+    rf"\b(?:did|does|do|will)\s+({_NAMED_WORD}(?:\s+{_NAMED_WORD})*)\s+(?:generate|earn|contribute)\b"
+)
+"""The name that earned the figure ("How much revenue did LinkedIn generate for Microsoft"):
+the company's, or a part's."""
 
 
 _CONTRACTED = frozenset({"here", "how", "it", "let", "that", "there", "what", "where", "who"})

@@ -537,6 +537,20 @@ def test_a_part_s_figure_is_read_in_the_table_its_section_holds() -> None:
         "What was the net income of JPMorgan Chase's Consumer & Community Banking segment in 2022?",
     ):
         assert section_figure(question, [(SEGMENT_RESULTS, "")]) is None
+    # A section named for a measure heads tables of the measure (or the next table, of
+    # another), not a part's: "Net revenue" over a table of segments' EBITDAR.
+    ebitdar = replace(
+        statement_chunk(
+            42,
+            "Las Vegas Strip Resorts $ 3,142,308 $ 1,738,211\nRegional Operations 1,294,630 "
+            "1,217,814\n",
+            page=21,
+            header="Adjusted Property EBITDAR Year Ended December 31, (In thousands) 2022 2021",
+        ),
+        section="Net revenue",
+    )
+    question = "What were the net revenues of MGM Resorts' Las Vegas Strip Resorts segment in 2022?"
+    assert section_figure(question, [(ebitdar, "")]) is None
 
 
 def test_an_owner_named_is_read_as_a_row_of_the_block_its_measure_titles() -> None:
