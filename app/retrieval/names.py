@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from functools import lru_cache
 
-from app.core.rows import MONTH, full_dates
+from app.core.rows import MONTH, full_dates, row_kind, row_label
 from app.core.sentences import CJK_LETTER
 
 NAME_BOOST = 0.03
@@ -105,6 +105,34 @@ _NAMED_YEAR = re.compile(r"(?:19|20)\d\d")
 def date_boost(query_dates: frozenset[tuple[int, int, int]], text: str) -> float:
     """Returns what a candidate's score loses when it holds a date the query names whole."""
     return DATE_BOOST if query_dates and query_dates & full_dates(text) else 0.0
+
+
+ROW_BOOST = 0.05
+"""Score taken off a candidate with a table row the query names (row_boost)."""
+
+
+def row_names(query: str, title: str, filename: str) -> frozenset[str]:
+    """Returns the query's name words (name_phrases) as it writes them, those that name its
+    document aside: what a table's row may be labelled ("LinkedIn" of "How much revenue did
+    LinkedIn generate for Microsoft?")."""
+    document = document_words(title, filename)
+    named = {word for phrase in name_phrases(query) for word in phrase}
+    return frozenset(word for word in named if word.lower() not in document)
+
+
+def row_boost(names: frozenset[str], query_words: set[str], text: str) -> float:
+    """Returns what a candidate's score loses when one of its table rows is labelled by the
+    query's own words, a name among them as the query writes it: "LinkedIn 3,663 3,136" for
+    LinkedIn's revenue, "Dynamics products and cloud services 1,540 1,260" for theirs, not
+    "Assets under management" for the Asset & Wealth Management segment's. A table of figures
+    lies far from a question's vector, and the prose around it says the name as often."""
+    for line in text.splitlines():
+        if row_kind(line) != "figures":
+            continue
+        label = row_label(line)
+        if names.intersection(_WORD.findall(label)) and text_words(label) <= query_words:
+            return ROW_BOOST
+    return 0.0
 
 
 PREFIX_PART = 4

@@ -10,6 +10,7 @@ from sqlalchemy import String, exists, func, literal, or_, select
 from sqlalchemy.dialects.postgresql import REGCONFIG
 from sqlalchemy.orm import Session
 
+from app.core.asked import FIGURES, asked_kinds
 from app.core.chunks import Candidate
 from app.core.questions import (
     fiscal_years_spelled,
@@ -41,6 +42,8 @@ from app.retrieval.names import (
     name_phrases,
     name_query,
     name_words,
+    row_boost,
+    row_names,
     text_words,
     unheld_phrases,
     unwritten_versions,
@@ -292,10 +295,17 @@ def with_named_documents(
     quoted = quoted_terms(query)
     names = [word for phrase in name_phrases(query) for word in phrase] if quoted else []
 
+    query_words = text_words(query)
+    # A row holds a figure, not a cause: "Why did Pet's net sales rise?" is answered by prose.
+    figure_asked = bool(asked_kinds(query) & FIGURES)
+
     def boost(candidate: Candidate) -> float:
         named = name_boost(words, candidate.document_title, candidate.document_filename)
         quoting = QUOTED_BOOST if writes_quoted(candidate, quoted, names) else 0.0
-        return named + date_boost(dates, candidate_text(candidate)) + quoting
+        title, filename = candidate.document_title, candidate.document_filename
+        rows = row_names(query, title, filename) if figure_asked else frozenset()
+        row = row_boost(rows, query_words, candidate.content) if rows else 0.0
+        return named + date_boost(dates, candidate_text(candidate)) + quoting + row
 
     boosted = [
         replace(candidate, name_boost=gained) if (gained := boost(candidate)) else candidate

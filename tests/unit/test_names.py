@@ -108,6 +108,47 @@ def test_a_date_the_query_writes_whole_raises_the_passages_that_hold_it() -> Non
     assert names.date_boost(frozenset(), "as of July 15, 2022") == 0.0
 
 
+def test_a_table_row_the_query_names_raises_its_passage() -> None:
+    query = "How much revenue did LinkedIn generate for Microsoft in the quarter?"
+    rows = names.row_names(query, "MICROSOFT CORPORATION", "2022_Q3_MSFT.pdf")
+    assert rows == {"LinkedIn"}
+    asked = names.text_words(query)
+    table = "(In millions)\nWindows 5,313 5,674\nLinkedIn 3,663 3,136\n"
+    assert names.row_boost(rows, asked, table) == names.ROW_BOOST
+    # A row whose label says more than the query, or prose naming it, is not raised.
+    assert names.row_boost(rows, asked, "LinkedIn Talent Solutions 1,200 1,100\n") == 0.0
+    assert names.row_boost(rows, asked, "LinkedIn revenue increased 17%.\n") == 0.0
+    # A name is written as the query writes it: "Management" of a segment's name is not the
+    # "management" of a row's measure.
+    query = "How much did Asset & Wealth Management's assets under management grow?"
+    rows = names.row_names(query, "JPMORGAN CHASE & CO", "JPMORGAN_2022Q2_10Q.pdf")
+    row = "Assets under management $ 2,137 $ 2,236\n"
+    assert names.row_boost(rows, names.text_words(query), row) == 0.0
+    # The company's own name labels no row the query asks of.
+    assert (
+        names.row_names("What was Microsoft's revenue?", "MICROSOFT CORPORATION", "x.pdf") == set()
+    )
+
+
+def test_a_row_the_query_names_raises_its_table_when_a_figure_is_asked() -> None:
+    table = replace(
+        statement_chunk(1, "(In millions)\nWindows 5,313 5,674\nLinkedIn 3,663 3,136\n", page=28),
+        distance=0.45,
+    )
+    prose = replace(
+        statement_chunk(2, "LinkedIn revenue increased 17% driven by Talent Solutions.", page=35),
+        distance=0.42,
+    )
+    asked = "How much revenue did LinkedIn generate in the quarter?"
+    assert [c.chunk_id for c in with_named_documents([prose, table], asked, "vector")] == [
+        table.chunk_id,
+        prose.chunk_id,
+    ]
+    # A row holds no cause.
+    why = "Why did LinkedIn revenue increase in the quarter?"
+    assert with_named_documents([prose, table], why, "vector") == [prose, table]
+
+
 def test_a_company_of_two_words_and_a_year_name_one_filing() -> None:
     words = names.name_words("What is MGM Resorts's year end FY2018 accounts payable?")
     named = names.name_boost(
