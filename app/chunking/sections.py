@@ -52,6 +52,8 @@ WRAPPED_WIDTH = 0.6
 """A line this share of the page's text width or wider wraps on to the next one."""
 MAX_JOINED = 3
 """Lines at most that one heading runs over; more in one style is a paragraph set in bold."""
+UPRIGHT_HEIGHT = 2.0
+"""A line box this many times taller than the line and than its own width is set upright."""
 COLUMN_LINES = 5
 """Lines of prose a column of a page holds at the least; fewer beside a gap are a table's."""
 COLUMN_SHARE = 0.25
@@ -232,10 +234,14 @@ def _stands_out(
 def _alone_on_row(page: PageLines, boxes: Sequence[Rect], index: int) -> bool:
     """Says whether no other of the page's line boxes shares the line's row but across a
     column's gutter: a table's cells, when PyMuPDF reads them as lines of their own, do; the
-    lines of a two-column paper's other column do not count."""
+    lines of a two-column paper's other column do not count, nor a line set upright in the
+    margin (a register's printing stamp, a preprint's identifier), which stands beside every
+    row it spans."""
+    height = boxes[index][3] - boxes[index][1]
     return not any(
         other != index
         and on_one_row(boxes[index], box)
+        and box[3] - box[1] <= UPRIGHT_HEIGHT * max(height, box[2] - box[0])
         and not _across_gutter(page, boxes[index], box)
         for other, box in enumerate(boxes)
     )

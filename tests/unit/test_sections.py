@@ -221,3 +221,17 @@ def test_a_title_in_capitals_a_point_over_the_body_is_a_heading() -> None:
     for text in REASON:
         sheet.line(text)
     assert [entry.title for entry in headings_of(read(doc))] == ["ESTIMATED COSTS"]
+
+
+def test_a_heading_beside_a_line_set_upright_in_the_margin_is_one() -> None:
+    # A register prints a stamp upright in its margin, spanning many rows of the page.
+    doc = pymupdf.open()
+    page = doc.new_page()
+    sheet = Sheet(page)
+    sheet.y = 300.0
+    sheet.line("Background", bold=True)
+    for text in (*PROSE, *REASON):
+        sheet.line(text)
+    page.insert_text((30, 360), "printed on the stamping machine", fontsize=6, rotate=90)
+    titles = [entry.title for entry in headings_of(read(doc))]
+    assert titles == ["Background"]
