@@ -71,8 +71,8 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
     """Whether `text` holds a figure of one of `kinds` that the query does not name itself, or
     the examples it asks for. A percentage is the amount of a rate, a share or a change, not of
     the measure itself: "MGM China's Adjusted Property EBITDA increased 6% in 2018" does not say
-    what it was; nor does the size of a change ("revenue increased $280 million or 22%") say
-    what the revenue was."""
+    what it was; nor does the size of a change ("revenue increased $280 million or 22%") or a
+    part's contribution say what the revenue was."""
     figures = kinds - {Asked.EXAMPLE}
     named = {_normal(m.group()) for kind in figures for m in _FOUND[kind].finditer(query)}
     percent_asked = _ASKS_PERCENT.search(query) is not None
@@ -83,6 +83,11 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
             kind is Asked.AMOUNT
             and not percent_asked
             and (match.group().endswith("%") or _CHANGE_BY.search(text, 0, match.start()))
+        )
+        and not (
+            kind is Asked.AMOUNT
+            and _CONTRIBUTED.search(text, 0, match.start())
+            and not _ASKS_CONTRIBUTION.search(query)
         )
         and not (kind in FIGURES and _in_name(text, match))
         for kind in figures
@@ -224,6 +229,10 @@ _CHANGE_BY = re.compile(
     re.I,
 )
 """A change's verb right before an amount: the amount is the change's size."""
+_CONTRIBUTED = re.compile(r"\bcontribut(?:ed|ing)\s+(?:(?:approximately|about)\s+)?$", re.I)
+"""A part's contribution right before an amount: "MGM Cotai, which contributed $729 million of
+net revenues" does not say what MGM China's net revenues were."""
+_ASKS_CONTRIBUTION = re.compile(r"\bcontribut", re.I)
 
 
 def names_rate(measure: str) -> bool:

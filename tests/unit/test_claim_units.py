@@ -276,6 +276,16 @@ def test_figures_the_question_names_are_not_an_answer() -> None:
             True,
         ),
         (
+            "What were MGM China's net revenues in 2018?",
+            "MGM China net revenue benefited from MGM Cotai, which contributed $729 million.",
+            False,
+        ),
+        (
+            "How much did MGM Cotai contribute to MGM China's net revenues in 2018?",
+            "MGM China net revenue benefited from MGM Cotai, which contributed $729 million.",
+            True,
+        ),
+        (
             "By how much did Dynamics revenue increase?",
             "Dynamics products and cloud services revenue increased $280 million or 22%.",
             True,
