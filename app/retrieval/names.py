@@ -114,12 +114,11 @@ asks for a figure. Over bench/eval_pages.py's 654 questions (both settings): hyb
 passed the prose that says why a segment's profit fell."""
 
 
-def row_names(query: str, title: str, filename: str) -> frozenset[str]:
-    """Returns the query's name words (name_phrases) as it writes them, those that name its
-    document aside: what a table's row may be labelled ("LinkedIn" of "How much revenue did
+def row_names(named: frozenset[str], title: str, filename: str) -> frozenset[str]:
+    """Returns the query's name words `named` (name_phrases, as it writes them) that do not
+    name the document: what a table's row may be labelled ("LinkedIn" of "How much revenue did
     LinkedIn generate for Microsoft?")."""
     document = document_words(title, filename)
-    named = {word for phrase in name_phrases(query) for word in phrase}
     return frozenset(word for word in named if word.lower() not in document)
 
 

@@ -287,23 +287,22 @@ def rank_chunks(
 def with_named_documents(
     candidates: list[Candidate], query: str, mode: SearchMode
 ) -> list[Candidate]:
-    """Returns the candidates, those whose document the query names or that hold a date it
-    writes whole or a term it quotes boosted, and all in the order that makes
-    (app.retrieval.names)."""
+    """Returns the candidates, those whose document the query names, that hold a date it
+    writes whole or a term it quotes, or a table row it names when it asks for a figure
+    boosted, and all in the order that makes (app.retrieval.names)."""
     words = name_words(query)
     dates = full_dates(query)
     quoted = quoted_terms(query)
-    names = [word for phrase in name_phrases(query) for word in phrase] if quoted else []
-
+    names = [word for phrase in name_phrases(query) for word in phrase]
     query_words = text_words(query)
     # A row holds a figure, not a cause: "Why did Pet's net sales rise?" is answered by prose.
     figure_asked = bool(asked_kinds(query) & FIGURES)
 
     def boost(candidate: Candidate) -> float:
-        named = name_boost(words, candidate.document_title, candidate.document_filename)
-        quoting = QUOTED_BOOST if writes_quoted(candidate, quoted, names) else 0.0
         title, filename = candidate.document_title, candidate.document_filename
-        rows = row_names(query, title, filename) if figure_asked else frozenset()
+        named = name_boost(words, title, filename)
+        quoting = QUOTED_BOOST if writes_quoted(candidate, quoted, names) else 0.0
+        rows = row_names(frozenset(names), title, filename) if figure_asked else frozenset()
         row = row_boost(rows, query_words, candidate.content) if rows else 0.0
         return named + date_boost(dates, candidate_text(candidate)) + quoting + row
 
