@@ -18,8 +18,6 @@ from app.answer.claims import (
     terms,
 )
 from app.answer.kinds import (
-    Asked,
-    asked_kinds,
     counted_things,
     defined_things,
     exemplified,
@@ -44,6 +42,7 @@ from app.answer.synthesis import (
     synthesize,
 )
 from app.answer.units import MAX_LIST_CHARS, chunk_sentences
+from app.core.asked import Asked, asked_kinds
 from app.core.geometry import chunk_segments
 from app.core.questions import (
     fiscal_years_spelled,
