@@ -76,6 +76,7 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
     figures = kinds - {Asked.EXAMPLE}
     named = {_normal(m.group()) for kind in figures for m in _FOUND[kind].finditer(query)}
     percent_asked = _ASKS_PERCENT.search(query) is not None
+    contribution_asked = _ASKS_CONTRIBUTION.search(query) is not None
     return (Asked.EXAMPLE in kinds and gives_examples(text, exemplified(query))) or any(
         _normal(match.group()) not in named
         and not (kind in FIGURES and _YEAR.fullmatch(match.group().strip(" ,")))
@@ -86,8 +87,8 @@ def holds_kind(text: str, kinds: frozenset[Asked], query: str) -> bool:
         )
         and not (
             kind is Asked.AMOUNT
+            and not contribution_asked
             and _CONTRIBUTED.search(text, 0, match.start())
-            and not _ASKS_CONTRIBUTION.search(query)
         )
         and not (kind in FIGURES and _in_name(text, match))
         for kind in figures

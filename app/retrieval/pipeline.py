@@ -294,6 +294,7 @@ def with_named_documents(
     dates = full_dates(query)
     quoted = quoted_terms(query)
     names = [word for phrase in name_phrases(query) for word in phrase]
+    named_words = frozenset(names)
     query_words = text_words(query)
     # A row holds a figure, not a cause: "Why did Pet's net sales rise?" is answered by prose.
     figure_asked = bool(asked_kinds(query) & FIGURES)
@@ -302,7 +303,7 @@ def with_named_documents(
         title, filename = candidate.document_title, candidate.document_filename
         named = name_boost(words, title, filename)
         quoting = QUOTED_BOOST if writes_quoted(candidate, quoted, names) else 0.0
-        rows = row_names(frozenset(names), title, filename) if figure_asked else frozenset()
+        rows = row_names(named_words, title, filename) if figure_asked else frozenset()
         row = row_boost(rows, query_words, candidate.content) if rows else 0.0
         return named + date_boost(dates, candidate_text(candidate)) + quoting + row
 
