@@ -189,11 +189,22 @@ def measures_named(text: str) -> set[str]:
     return {_MEASURES[word.lower()] for word in _MEASURE_WORD.findall(text)}
 
 
+_STATEMENT_TITLE = re.compile(
+    r"\bstatements? of (?:consolidated )?(?:comprehensive )?(?:income|earnings|operations|"
+    r"cash flows?)\b|\b(?:income|earnings) statements?\b",
+    re.I,
+)
+"""A financial statement's name, which a table row's header repeats for every row: the
+"Consolidated Condensed Statements of Income" names no measure of its "Marketing, general, and
+administrative" row."""
+
+
 def other_measure(text: str, query: str) -> bool:
     """Whether `text` names only measures other than those `query` asks of: no measure asked
     ("operating revenues" for operating income), or the head word asked only after other
-    telling words ("net income" for net interest income)."""
-    asked, named = measures_named(query), measures_named(text)
+    telling words ("net income" for net interest income). A financial statement's name is no
+    measure named."""
+    asked, named = measures_named(query), measures_named(_STATEMENT_TITLE.sub(" ", text))
     if not asked or not named:
         return False
     if not asked & named:

@@ -134,6 +134,13 @@ employees in 44 countries make an important contribution, whether in one of our 
 "How many employees did Corning have, and in how many countries?" at cosine 0.42, its words
 spent on what else it says."""
 
+LABELLED_SHARE = 0.1
+"""Taken off the answer floor for a table row that holds the kind of answer asked for under a
+label made only of the question's words: "Marketing, general, and administrative 1,303 1,752"
+answers "How much did Intel spend on marketing, general, and administrative expenses in the
+quarter ended April 1, 2023?", though a row of figures under a statement's header reads little
+like a question."""
+
 CODE_TERM_SHARE = 0.1
 """Taken off the floor of the question's terms a claim's chunk must hold (FLOOR_TERM_COVERAGE)
 when the question asks how to do something and the claim shows code: "> sink("record.lis") will
@@ -248,6 +255,8 @@ class ScoredUnit:
     """It defines each thing the question asks the definition of (kinds.states_definition)."""
     lists: bool = False
     """It is a lead-in with the list items that follow it (Unit.kind "list")."""
+    labelled: bool = False
+    """A table row whose label's terms are all the question's (LABELLED_SHARE)."""
 
     @property
     def answers(self) -> bool:
@@ -257,6 +266,7 @@ class ScoredUnit:
             - (CODED_SHARE if self.coded else 0.0)
             - (COUNTED_SHARE if self.counted else 0.0)
             - (DEFINED_SHARE if self.defines else 0.0)
+            - (LABELLED_SHARE if self.labelled and self.kind > 0 else 0.0)
         )
         telling_floor = FLOOR_TERM_COVERAGE - (CODE_TERM_SHARE if self.shows_code else 0.0)
         return self.similarity + FLOOR_COVERAGE * self.coverage >= floor and (
@@ -667,6 +677,7 @@ def score_units(
                 kind = -1
             if kind > 0 and Asked.AMOUNT in kinds and other_measure(judged, query):
                 kind = -1  # an amount of another measure: "operating revenues ... totaled"
+            label_share = _label_share(shown, query_terms) if claim.headed else 0.0
             year = _year_worth(text, query, claim.headed)
             if kind > 0 and year < 0 and kinds & {Asked.AMOUNT, Asked.COUNT}:
                 kind = -1  # the figures of other years
@@ -677,7 +688,7 @@ def score_units(
                 + KIND_WEIGHT * kind
                 + YEAR_WEIGHT * year
                 + RANK_BONUS / (1 + rank)
-                + (LABEL_WEIGHT * _label_share(shown, query_terms) if claim.headed else 0.0)
+                + LABEL_WEIGHT * label_share
             )
             found.append(
                 ScoredUnit(
@@ -686,7 +697,7 @@ def score_units(
                     several and claim.kind != "list" and not holds_series(shown), compares,
                     any(word in shown for word in coded), counts,
                     Asked.CODE in kinds and kind > 0, states_definition(shown, defined),
-                    claim.kind == "list",
+                    claim.kind == "list", label_share == 1.0,
                 )
             )  # fmt: skip
     found.sort(key=_order)

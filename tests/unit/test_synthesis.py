@@ -746,6 +746,34 @@ def test_an_amount_of_another_measure_is_never_confident(embedder: Embedder) -> 
     nii = "What was JPMorgan's net interest income in the second quarter of 2023?"
     assert other_measure("JPMorgan reported net income of $14.5 billion", nii)
     assert not other_measure("Net interest income was $21.9 billion, up 44%", nii)
+    # A statement's name, over every row of it, is no measure of the row's.
+    mga = "How much did Intel spend on marketing, general, and administrative expenses?"
+    row = "Consolidated Condensed Statements of Income Marketing, general, and administrative 1,303"
+    assert not other_measure(row, mga)
+    assert other_measure("Consolidated Statements of Income Net revenue $ 11,715", mga)
+
+
+def test_a_statement_row_labelled_in_the_questions_words_answers(embedder: Embedder) -> None:
+    header = (
+        "Consolidated Condensed Statements of Income\nThree Months Ended\n(In Millions, Except "
+        "Per Share Amounts; Unaudited) Apr 1, 2023 Apr 2, 2022"
+    )
+    rows = (
+        f"{header}\nNet revenue $ 11,715 $ 18,353\nCost of sales 7,707 9,109\n"
+        "Research and development 4,109 4,362\nMarketing, general, and administrative 1,303 1,752\n"
+        "Operating expenses 5,476 4,903"
+    )
+    statement = replace(
+        statement_chunk(1, rows, page=6, context="INTEL CORPORATION; Form 10-Q", header=header),
+        table_header=(0, len(header)),
+        term_coverage=0.79,
+    )
+    question = (
+        "How much did Intel spend on marketing, general, and administrative expenses in the "
+        "quarter ended April 1, 2023?"
+    )
+    answer = synthesize(question, [statement], [statement], embedder)
+    assert answer.claims[0].text.endswith("Marketing, general, and administrative 1,303 1,752")
 
 
 def test_a_list_is_judged_by_the_item_that_answers(embedder: Embedder) -> None:
