@@ -27,7 +27,7 @@ import math
 import re
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -56,6 +56,7 @@ from app.answer.units import (
     MAX_LIST_CHARS,
     MAX_LIST_ITEMS,
     Span,
+    Unit,
     announced_count,
     claim_units,
     continued_items,
@@ -63,6 +64,8 @@ from app.answer.units import (
     item_texts,
     list_runs_on,
     marked_items,
+    sentence_cut_at_end,
+    sentence_ending_at_start,
 )
 from app.core.asked import Asked, asked_kinds
 from app.core.chunks import Candidate
@@ -220,6 +223,23 @@ give the same)."""
 
 
 @dataclass(frozen=True)
+class RunOn:
+    """A sentence a page break cut: its beginning ends one chunk, its ending opens the chunk
+    after it, on the next page. The chunker ends a chunk at a page's running head or number,
+    so the two halves are apart: "... operated by Lion Air (Lion Air Flight 610) was involved
+    in an accident after takeoff from Soekarno-" and "Hatta International Airport in Jakarta,
+    Indonesia, resulting in 189 fatalities."."""
+
+    beginning: Span
+    after: Candidate
+    ending: Span
+
+    @property
+    def ending_text(self) -> str:
+        return shown_text(self.after.content, [self.ending])
+
+
+@dataclass(frozen=True)
 class ScoredUnit:
     worth: float
     similarity: float
@@ -257,6 +277,8 @@ class ScoredUnit:
     """It is a lead-in with the list items that follow it (Unit.kind "list")."""
     labelled: bool = False
     """A table row whose label's terms are all the question's (LABELLED_SHARE)."""
+    run_on: RunOn | None = None
+    """The sentence it begins ends in the next chunk: its text is both halves."""
 
     @property
     def answers(self) -> bool:
@@ -322,6 +344,7 @@ def synthesize(
     elif following is not None and _ASKS_TOTAL.search(query):
         context = [*context, *_table_ends(ranked, context, following)]
     embedded: dict[str, FloatArray] = {}
+    runs_on = _runs_on(context, following) if following is not None and not selected else {}
     scored = score_units(
         query,
         ranked,
@@ -330,6 +353,7 @@ def synthesize(
         query_vector=query_vector,
         kept_chunk=passage,
         embedded=embedded,
+        runs_on=runs_on,
     )
     if not scored:
         return EMPTY_ANSWER
@@ -347,14 +371,49 @@ def synthesize(
     quotes = []
     said = [_flat(unit.text) for unit in chosen]
     for unit in chosen:
-        quotes.append(Quote(unit.chunk, unit.parts, unit.text, unit.confidence, _header(unit)))
+        quotes += _quoted(unit, unit.confidence)
         if unit.lists and following is not None:
             quotes += _continued(unit, following, said)
     if not selected and _announces(best):
         quotes[1:1] = _going_on(best, chosen)
     if not selected:
-        quotes += _other_asks(query, ranked, context, embedder, chosen, embedded)
+        quotes += _other_asks(query, ranked, context, embedder, chosen, embedded, runs_on)
     return cite(_unrepeated(quotes))
+
+
+def _runs_on(context: Sequence[Candidate], following: Following) -> dict[uuid.UUID, RunOn]:
+    """Returns, by chunk, the sentence of prose a page break cuts at its end, where the chunk
+    after it, on the next page, opens with the sentence's ending."""
+    found = {}
+    for chunk in context:
+        if chunk.table_header is not None:
+            continue
+        beginning = sentence_cut_at_end(chunk.content, page_break_at(chunk))
+        if beginning is None:
+            continue
+        after = following(chunk)
+        if (
+            after is None
+            or after.page_start != chunk.page_end + 1
+            or after.table_header is not None
+        ):
+            continue
+        ending = sentence_ending_at_start(after.content, page_break_at(after))
+        if ending is not None:
+            found[chunk.chunk_id] = RunOn(beginning, after, ending)
+    return found
+
+
+def _quoted(unit: ScoredUnit, confidence: float) -> list[Quote]:
+    """Returns what citing `unit` quotes: the unit, or a sentence a page break cut as its two
+    halves, each cited on its own page."""
+    if unit.run_on is None:
+        return [Quote(unit.chunk, unit.parts, unit.text, confidence, _header(unit))]
+    ending = unit.run_on.ending_text
+    return [
+        Quote(unit.chunk, unit.parts, unit.text.removesuffix(f" {ending}"), confidence),
+        Quote(unit.run_on.after, (unit.run_on.ending,), ending, confidence),
+    ]
 
 
 def _unrepeated(quotes: list[Quote]) -> list[Quote]:
@@ -552,6 +611,7 @@ def _other_asks(
     embedder: Embedder,
     chosen: list[ScoredUnit],
     embedded: dict[str, FloatArray],
+    runs_on: Mapping[uuid.UUID, RunOn],
 ) -> list[Quote]:
     """Returns a claim for each of the things the question asks ("How much did Amazon invest
     ..., and how much more did it agree to invest?", app.core.questions.question_parts) that
@@ -567,7 +627,9 @@ def _other_asks(
     for part in parts:
         fresh = [
             unit
-            for unit in score_units(part, ranked, context, embedder, embedded=embedded)[:PART_UNITS]
+            for unit in score_units(
+                part, ranked, context, embedder, embedded=embedded, runs_on=runs_on
+            )[:PART_UNITS]
             if not any(_redundant(unit, other) for other in chosen)
         ]
         going_on = (u for u in fresh if u.kind >= 0 and u.coverage > 0 and _next_to(u, chosen))
@@ -575,7 +637,7 @@ def _other_asks(
         if found is not None:
             chosen.append(found)
             sure = min(found.confidence, chosen[0].confidence)
-            quotes.append(Quote(found.chunk, found.parts, found.text, sure, _header(found)))
+            quotes += _quoted(found, sure)
     return quotes
 
 
@@ -618,6 +680,7 @@ def score_units(
     query_vector: FloatArray | None = None,
     kept_chunk: uuid.UUID | None = None,
     embedded: dict[str, FloatArray] | None = None,
+    runs_on: Mapping[uuid.UUID, RunOn] | None = None,
 ) -> list[ScoredUnit]:
     """Returns the claim units of `context` worth embedding scored, best first.
 
@@ -630,6 +693,9 @@ def score_units(
     similarity is the costly part of a unit's worth, and one weighs no more than the coverage
     that ranks them here. A text that comes more than once (overlapping chunks repeat their
     sentences) is embedded once.
+
+    `runs_on` gives the sentences a page break cuts at a chunk's end (_runs_on): each is
+    scored whole in place of its beginning, and its ending is no unit of its own.
     """
     query_terms = terms(query)
     kinds = asked_kinds(query)
@@ -641,15 +707,29 @@ def score_units(
     counted = counted_things(query)
     defined = defined_things(query)
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
+    runs_on = runs_on or {}
+    endings = {(run_on.after.chunk_id, run_on.ending) for run_on in runs_on.values()}
     found = []
     for chunk in context:
         rank = rank_of.get(chunk.chunk_id, len(rank_of))
         header = chunk.table_header_text
         placed = terms(chunk.context_header) & query_terms
-        for claim in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk)):
+        run_on = runs_on.get(chunk.chunk_id)
+        claims = [
+            claim
+            for claim in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk))
+            if (chunk.chunk_id, claim.parts[0]) not in endings
+            and (run_on is None or claim.parts[0][0] < run_on.beginning[0])
+        ]
+        if run_on is not None:
+            claims.append(Unit((run_on.beginning,), "sentence"))
+        for claim in claims:
             if causes and claim.kind == "row":
                 continue  # a row of figures says what moved, never why
             shown = shown_text(chunk.content, claim.parts)
+            joined = run_on if run_on is not None and claim.parts == (run_on.beginning,) else None
+            if joined is not None:
+                shown = f"{shown} {joined.ending_text}"
             text = f"{header} {shown}" if claim.headed and header else shown
             judged, judged_shown = text, shown
             quoted = terms(text)
@@ -697,7 +777,7 @@ def score_units(
                     several and claim.kind != "list" and not holds_series(shown), compares,
                     any(word in shown for word in coded), counts,
                     Asked.CODE in kinds and kind > 0, states_definition(shown, defined),
-                    claim.kind == "list", label_share == 1.0,
+                    claim.kind == "list", label_share == 1.0, joined,
                 )
             )  # fmt: skip
     found.sort(key=_order)

@@ -442,6 +442,31 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
     return units
 
 
+def sentence_cut_at_end(content: str, page_break: int | None) -> Span | None:
+    """Returns the sentence of prose `content` ends inside of, None when it ends one: a page's
+    last sentence, which the first of the next page's text completes."""
+    sentences = quotable_sentences(content, page_break)
+    if not sentences or content[sentences[-1][1] :].strip():
+        return None
+    text = content[slice(*sentences[-1])]
+    if _COMPLETE.search(text) or _QUESTION.search(text) or _LEAD_IN.search(text.rstrip()):
+        return None
+    words = _WORD.findall(text)
+    # Names and figures fill a cut sentence more than most ("On October 29, 2018, a Boeing
+    # Model 737-8 airplane operated by Lion Air ..."); a heading has fewer words in lower case.
+    lower = sum(word[0].islower() for word in words)
+    return sentences[-1] if len(words) > MIN_WORDS and lower * 3 >= len(words) else None
+
+
+def sentence_ending_at_start(content: str, page_break: int | None) -> Span | None:
+    """Returns the sentence `content` opens with when it ends there, None when the content
+    opens otherwise (a heading, a table's line) or runs on."""
+    sentences = quotable_sentences(content, page_break)
+    if not sentences or content[: sentences[0][0]].strip():
+        return None
+    return sentences[0] if _COMPLETE.search(content[slice(*sentences[0])]) else None
+
+
 def quotable_sentences(content: str, page_break: int | None) -> list[Span]:
     """Returns the sentences of `content` a unit may quote, paragraph by paragraph: a caption's
     label and title left out, each lead-in apart from the item that starts the next line, and

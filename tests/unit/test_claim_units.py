@@ -14,6 +14,8 @@ from app.answer.units import (
     holds_series,
     item_texts,
     list_runs_on,
+    sentence_cut_at_end,
+    sentence_ending_at_start,
 )
 from app.core.asked import Asked, asked_kinds
 
@@ -620,3 +622,20 @@ def test_a_marked_list_cut_by_its_chunks_end_goes_on_in_the_next_chunk() -> None
 )
 def test_a_lead_in_that_counts_its_items(lead: str, count: int | None) -> None:
     assert announced_count(lead) == count
+
+
+def test_a_sentence_cut_at_a_chunks_end_and_its_ending_at_the_next_ones_start() -> None:
+    cut = (
+        "Background\n\nOn October 29, 2018, a Boeing Model 737-8 airplane operated by Lion Air "
+        "(Lion Air Flight 610) was involved in an accident after takeoff from Soekarno-"
+    )
+    span = sentence_cut_at_end(cut, None)
+    assert span is not None and cut[span[0] :].startswith("On October 29")
+    # A chunk that ends a sentence, or on a heading or a lead-in, cuts none.
+    assert sentence_cut_at_end("Revenue rose 5% in 2022.", None) is None
+    assert sentence_cut_at_end("Revenue rose.\n\nResults of Operations", None) is None
+    lead_in = "The Company has five reportable segments, as follows:"
+    assert sentence_cut_at_end(lead_in, None) is None
+    ending = "Hatta International Airport, resulting in 189 fatalities. It was investigated."
+    assert sentence_ending_at_start(ending, None) == (0, ending.index(" It"))
+    assert sentence_ending_at_start("Results of Operations\n\nRevenue rose.", None) is None

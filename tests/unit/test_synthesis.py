@@ -882,6 +882,22 @@ def answered_over_two_chunks(question: str, ranked: str, after: str, embedder: E
     )
 
 
+def test_a_sentence_a_page_break_cuts_is_weighed_and_quoted_whole(embedder: Embedder) -> None:
+    answer = answered_over_two_chunks(
+        "How many people died in the Lion Air Flight 610 accident?",
+        "Background\n\nOn October 29, 2018, a Boeing Model 737-8 airplane operated by Lion Air "
+        "(Lion Air Flight 610) was involved in an\naccident after takeoff from Soekarno-",
+        "Hatta International Airport in Jakarta,\nIndonesia, resulting in 189 fatalities. "
+        "Investigation of the accident has been completed by the Indonesian authorities.",
+        embedder,
+    )
+    beginning, ending = answer.claims[:2]
+    assert beginning.text.endswith("after takeoff from Soekarno-")
+    assert ending.text.endswith("Indonesia, resulting in 189 fatalities.")
+    assert (beginning.first_page, ending.first_page) == (3, 4)
+    assert all("Hatta" not in claim.text for claim in answer.claims[2:])
+
+
 def test_a_list_that_runs_past_its_chunk_is_quoted_on_from_the_next(embedder: Embedder) -> None:
     lead_in = (
         "In HPC, multiple physical networks are constructed as a means of access control:\n"
