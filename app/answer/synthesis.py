@@ -335,8 +335,9 @@ def synthesize(
     subject is the passage, whatever its words.
     `following` reads the chunk after a given one of its document: a list a claim quotes that
     runs on past its chunk is quoted on from there (_continued), a why-question reads the
-    prose under each ranked table (_explanations), and one asking a total the rest of each
-    ranked table (_table_ends).
+    prose under each ranked table (_explanations), one asking a total the rest of each
+    ranked table (_table_ends), and a sentence a page break cuts at a chunk's end is read to
+    its end on the next page (_runs_on).
     """
     passage = ranked[0].chunk_id if selected and ranked else None
     if following is not None and Asked.REASON in asked_kinds(query):
