@@ -529,9 +529,11 @@ def answer_query(
     )
     timings = dict(bundle.timings_ms)
     started = time.perf_counter()
-    # In selection mode the reader asks about the selection, which opens the context: it
-    # ranks first for the answer, before the chunks around it.
-    ranked = [*bundle.context.chunks[:1], *bundle.chunks] if bundle.selection else bundle.chunks
+    # The answer reads the chunks by score, a page's neighbouring chunks together; the
+    # response lists them each page's best first. In selection mode the reader asks about
+    # the selection, which opens the context: it ranks first for the answer, before the
+    # chunks around it.
+    ranked = [*bundle.context.chunks[:1], *bundle.by_score] if bundle.selection else bundle.by_score
     computed = (
         worked_out_answer(request.query, ranked, session)
         if bundle.selection is None and settings.synthesis == Synthesis.extractive

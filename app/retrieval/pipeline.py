@@ -27,6 +27,7 @@ from app.retrieval.assemble import (
     Context,
     assemble_context,
     estimate_tokens,
+    pages_first,
     similarity,
     without_duplicates,
 )
@@ -98,7 +99,10 @@ class RetrievalParams:
 class ContextBundle:
     status: RetrievalStatus
     chunks: list[Candidate]
-    """The top_k chunks, best first."""
+    """The top_k chunks listed, best first, each page's best before any page's second."""
+    by_score: list[Candidate]
+    """The top_k chunks by score alone, best first: those the answer reads, a page's
+    neighbouring chunks together (`context` is assembled from them)."""
     context: Context
     """The chunks the answer may use, within the token budget, in reading order."""
     filters: SearchFilters
@@ -143,7 +147,9 @@ def retrieve_context(
     The query is searched by its core (app.core.questions): what it asks, not how the answer
     should be written. Candidates are overfetched (top_k x overfetch), those under the
     similarity threshold dropped, exact and near duplicates removed keeping the better one,
-    and the rest ordered by score with the chunk id as the last tie-breaker. With
+    and the rest ordered by score with the chunk id as the last tie-breaker: the answer's
+    chunks (`by_score`). The chunks listed take each page's best before any page's second
+    (pages_first). With
     `params.annotations`, those chunks are then reordered by the reader's marks on them
     (app.retrieval.rerank).
     """
@@ -154,11 +160,17 @@ def retrieve_context(
         )
     ranking = rank_chunks(query, params, session=session, embedder=embedder)
     started = time.perf_counter()
-    context = assemble_context(ranking.chunks, token_budget=params.token_budget)
+    context = assemble_context(ranking.by_score, token_budget=params.token_budget)
     timings = dict(ranking.timings_ms)
     timings["assemble"] = round(timings["assemble"] + elapsed_ms(started), 3)
     return ContextBundle(
-        ranking.status, ranking.chunks, context, params.filters, timings, ranking.query_vector
+        ranking.status,
+        ranking.chunks,
+        ranking.by_score,
+        context,
+        params.filters,
+        timings,
+        ranking.query_vector,
     )
 
 
@@ -166,7 +178,9 @@ def retrieve_context(
 class Ranking:
     status: RetrievalStatus
     chunks: list[Candidate]
-    """The top_k chunks, best first."""
+    """The top_k chunks listed, best first, each page's best before any page's second."""
+    by_score: list[Candidate]
+    """The top_k chunks by score alone, best first (the answer reads these)."""
     timings_ms: dict[str, float]
     query_vector: FloatArray
 
@@ -254,34 +268,45 @@ def rank_chunks(
             )
         )
         candidates_left = [] if unsaid else [candidates[index] for index in passing]
-    kept = without_duplicates(candidates_left, limit=max(params.top_k, COVERAGE_DEPTH))
-    if params.check_names and kept:
+    # Duplicates go by score before the pages are spread: the three months' segment text and
+    # the six months' are near duplicates on two pages, and the better-ranked one stays.
+    depth = max(params.top_k, COVERAGE_DEPTH)
+    distinct = without_duplicates(candidates_left, limit=depth, pages=params.top_k)
+    best, listed = distinct[:depth], pages_first(distinct)[: params.top_k]
+    if params.check_names and best:
         # Whether a chunk holds the question's words asks for them as the documents write
         # them. Searched so, "fiscal year 2018" cost FinanceBench two pages within a filing.
-        kept = covering_query(
+        best_ids = {chunk.chunk_id for chunk in best}
+        covered = covering_query(
             session,
             fiscal_years_spelled(without_frame_words(query)),
-            kept,
+            [*best, *(chunk for chunk in listed if chunk.chunk_id not in best_ids)],
             params.min_term_coverage,
             params.filters.collection,
         )
-    kept = kept[: params.top_k]
-    hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in kept}
+        with_coverage = {chunk.chunk_id: chunk for chunk in covered}
+        best = [with_coverage[chunk.chunk_id] for chunk in best] if covered else []
+        listed = [with_coverage[chunk.chunk_id] for chunk in listed] if covered else []
+    best = best[: params.top_k]
+    hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in [*best, *listed]}
     if params.annotations is not None and any(hl_counts.values()):
-        # After top_k is taken: the marks change the order of the chosen chunks, never which;
-        # with no marks on them the order stands.
-        kept = rerank(
-            kept, hl_counts, params.annotations, score=lambda c: final_score(c, params.mode)
+        # After top_k is taken: the marks change the order of the chosen chunks, never which
+        # (their order is then the marked score's alone); with no marks on them the order
+        # stands.
+        signal, mode = params.annotations, params.mode
+        best, listed = (
+            rerank(chunks, hl_counts, signal, score=lambda c: final_score(c, mode))
+            for chunks in (best, listed)
         )
     timings["assemble"] = elapsed_ms(started)
 
-    if kept:
+    if listed:
         status: RetrievalStatus = "ok"
     elif candidates or has_chunks(session, params.filters):
         status = "no_matches"
     else:
         status = "empty_database"
-    return Ranking(status, kept, timings, query_vector)
+    return Ranking(status, listed, best, timings, query_vector)
 
 
 def with_named_documents(
@@ -376,19 +401,23 @@ def retrieve_in_selection(
     )
     ranking = rank_chunks(query, around_selection, session=session, embedder=embedder)
     started = time.perf_counter()
-    chunks = [
-        clipped
-        for chunk in ranking.chunks
-        if (clipped := within_pages(chunk, match.start_page, match.end_page)) is not None
-    ]
-    passage = selection_passage(resolved, chunks, params.min_similarity)
+    chunks, by_score = (
+        [
+            clipped
+            for chunk in ranked
+            if (clipped := within_pages(chunk, match.start_page, match.end_page)) is not None
+        ]
+        for ranked in (ranking.chunks, ranking.by_score)
+    )
+    passage = selection_passage(resolved, by_score, params.min_similarity)
     cost = estimate_tokens(passage.content)
-    around = assemble_context(chunks, token_budget=max(params.token_budget - cost, 0))
+    around = assemble_context(by_score, token_budget=max(params.token_budget - cost, 0))
     context = Context((passage, *around.chunks), around.tokens + cost)
     timings = {"locate": located_ms, **ranking.timings_ms, "scope": elapsed_ms(started)}
     return ContextBundle(
         "ok",
         chunks,
+        by_score,
         context,
         filters,
         timings,

@@ -71,9 +71,9 @@ def test_a_highlighted_passage_rises_into_the_top_3(client: TestClient) -> None:
     table = diff_table(without, with_)
     print(table)  # shown with pytest -s or -rA: the diff this test is about
     marked = {chunk["chunk_id"] for chunk in with_["chunks"] if chunk["hl_count"] > 0}
-    fourth = ids(without)[3]
-    assert fourth in marked, table
-    assert ids(with_).index(fourth) < 3, table
+    below_top_3 = [chunk_id for chunk_id in ids(without)[3:] if chunk_id in marked]
+    assert below_top_3, table
+    assert ids(with_).index(below_top_3[0]) < 3, table
     assert without["chunks"]
     assert all(chunk["hl_count"] == 0 and chunk["boost"] == 0 for chunk in without["chunks"])
 

@@ -334,18 +334,9 @@ PAIRS = [
 
 
 KNOWN_MISSES = {
-    "libtasn1-unsupported-features": (
-        "chunking and ranking: the answer (p6) shares a chunk with the tail of a bullet list "
-        "of ASN.1 types and is 55th nearest; chunks on the parser's syntax (pp5, 7) lead"
-    ),
     "libtasn1-bit-string-length": (
         "ranking: the write-side rule (p15) is one line of a chunk of several types' rules, "
         "28th nearest; the read side and asn1_bit_der (pp17, 19, 20) rank above it"
-    ),
-    "fedreg-affected-fleet": (
-        "ranking, since session 40's headings of pages set in columns: the estimate (p5) now "
-        "stands under 'Proposed Rules > Costs of Compliance', 6th nearest but 106th by keywords "
-        "('register' against 'registry'), 27th fused; the summary and the cost table lead"
     ),
     "qwen2-decontamination": (
         "ranking: the n-gram and LCS filter (p19) says 'contaminated' where the question says "
