@@ -64,10 +64,11 @@ def test_answers_cite_what_they_quote(ingested_docs: IngestedCorpus, question: s
         )
         params = retrieval_params(request, runtime.settings)
         bundle = retrieve_context(question, params, session=session, embedder=runtime.embedder)
-        # What the flow works out from a table comes first, as it does there.
-        answer = worked_out_answer(question, bundle.chunks, session) or synthesize(
+        # What the flow works out from a table comes first, as it does there; both read the
+        # chunks by score.
+        answer = worked_out_answer(question, bundle.by_score, session) or synthesize(
             question,
-            bundle.chunks,
+            bundle.by_score,
             bundle.context.chunks,
             runtime.embedder,
             following=lambda chunk: following_chunk(session, chunk, params.filters.exclude_flags),
