@@ -270,24 +270,20 @@ def rank_chunks(
         candidates_left = [] if unsaid else [candidates[index] for index in passing]
     # Duplicates go by score before the pages are spread: the three months' segment text and
     # the six months' are near duplicates on two pages, and the better-ranked one stays.
-    depth = max(params.top_k, COVERAGE_DEPTH)
-    distinct = without_duplicates(candidates_left, limit=depth, pages=params.top_k)
-    best, listed = distinct[:depth], pages_first(distinct)[: params.top_k]
-    if params.check_names and best:
+    distinct = without_duplicates(
+        candidates_left, limit=max(params.top_k, COVERAGE_DEPTH), pages=params.top_k
+    )
+    if params.check_names and distinct:
         # Whether a chunk holds the question's words asks for them as the documents write
         # them. Searched so, "fiscal year 2018" cost FinanceBench two pages within a filing.
-        best_ids = {chunk.chunk_id for chunk in best}
-        covered = covering_query(
+        distinct = covering_query(
             session,
             fiscal_years_spelled(without_frame_words(query)),
-            [*best, *(chunk for chunk in listed if chunk.chunk_id not in best_ids)],
+            distinct,
             params.min_term_coverage,
             params.filters.collection,
         )
-        with_coverage = {chunk.chunk_id: chunk for chunk in covered}
-        best = [with_coverage[chunk.chunk_id] for chunk in best] if covered else []
-        listed = [with_coverage[chunk.chunk_id] for chunk in listed] if covered else []
-    best = best[: params.top_k]
+    best, listed = distinct[: params.top_k], pages_first(distinct)[: params.top_k]
     hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in [*best, *listed]}
     if params.annotations is not None and any(hl_counts.values()):
         # After top_k is taken: the marks change the order of the chosen chunks, never which
