@@ -62,6 +62,7 @@ class Settings(BaseSettings):
     search_overfetch: int = Field(default=4, ge=1, le=50)
     min_similarity: float = Field(default=0.4, ge=-1.0, le=1.0)
     min_similarity_named: float = Field(default=0.3, ge=-1.0, le=1.0)
+    min_similarity_fill: float = Field(default=0.3, ge=-1.0, le=1.0)
     min_term_coverage: float = Field(default=0.05, ge=0.0, le=1.0)
     """The weighed share of a query's terms its best chunks must hold, else no_matches; 0 off."""
     context_token_budget: int = Field(default=4000, ge=100)

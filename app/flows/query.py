@@ -124,6 +124,7 @@ def retrieval_params(request: QueryRequest, settings: Settings) -> RetrievalPara
         filters=search_filters(request.filters, settings),
         min_similarity=settings.min_similarity,
         min_similarity_named=settings.min_similarity_named,
+        min_similarity_fill=settings.min_similarity_fill,
         min_term_coverage=settings.min_term_coverage,
         token_budget=settings.context_token_budget,
         annotations=annotation_signal(request.use_annotations, settings),

@@ -82,6 +82,9 @@ class RetrievalParams:
     min_similarity: float = 0.4
     min_similarity_named: float = 0.3
     """The floor for a query whose names the documents all mention (a name is evidence)."""
+    min_similarity_fill: float = 0.3
+    """The floor of the chunks that fill the list up to top_k once some chunk passed its
+    floor: that one says the documents answer the query; the others need not be as near."""
     check_names: bool = True
     """Answer no_matches for a query naming mostly what the documents never mention, or whose
     informative words the chunks found mostly lack; off in selection mode, whose few pages
@@ -268,6 +271,19 @@ def rank_chunks(
             )
         )
         candidates_left = [] if unsaid else [candidates[index] for index in passing]
+    passed = {candidate.chunk_id for candidate in candidates_left}
+    if candidates_left:
+        # The floor tells an answerable query from an off-topic one; once the query passed
+        # it, a passage that words its topic unlike the query may lie just under it (Qwen2's
+        # decontamination, 0.39 from "How did they filter training data that overlaps with
+        # the evaluation benchmarks?"). It fills the list after those that passed, which
+        # alone weigh in the checks below.
+        candidates_left += [
+            candidate
+            for candidate in candidates
+            if candidate.chunk_id not in passed
+            and similarity(candidate.distance) >= params.min_similarity_fill
+        ]
     # Duplicates go by score before the pages are spread: the three months' segment text and
     # the six months' are near duplicates on two pages, and the better-ranked one stays.
     distinct = without_duplicates(
@@ -282,6 +298,7 @@ def rank_chunks(
             distinct,
             params.min_term_coverage,
             params.filters.collection,
+            gate=sum(candidate.chunk_id in passed for candidate in distinct[:COVERAGE_DEPTH]),
         )
     best, listed = distinct[: params.top_k], pages_first(distinct)[: params.top_k]
     hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in [*best, *listed]}
@@ -429,11 +446,13 @@ def covering_query(
     chosen: list[Candidate],
     min_coverage: float,
     collection: str | None,
+    *,
+    gate: int = COVERAGE_DEPTH,
 ) -> list[Candidate]:
     """Returns the `chosen` chunks, each with the weighed share of the query's terms it holds
-    (weighed by their rarity in `collection`); none when the best COVERAGE_DEPTH of them hold
-    less than `min_coverage` together: near vectors alone are no evidence that a passage is
-    about what the query asks."""
+    (weighed by their rarity in `collection`); none when the first `gate` of them hold less
+    than `min_coverage` together: near vectors alone are no evidence that a passage is about
+    what the query asks."""
     chunk_ids = [candidate.chunk_id for candidate in chosen]
     terms, total_chunks = query_term_stats(
         session, query, chunk_ids, config=TEXT_SEARCH_CONFIG, collection=collection
@@ -445,7 +464,7 @@ def covering_query(
         for words in same_words_asked(query)
     ]
     terms = folded(terms, groups)
-    best = [candidate.chunk_id for candidate in chosen[:COVERAGE_DEPTH]]
+    best = [candidate.chunk_id for candidate in chosen[:gate]]
     coverage = term_coverage(terms, total_chunks, best)
     if coverage is not None and coverage < min_coverage:
         return []

@@ -73,6 +73,34 @@ def test_query_below_threshold_is_no_matches(runtime: Runtime, sample_pdf: bytes
     assert body["chunks"] == []
 
 
+PASSAGES = (
+    "A tracing compiler records the hot loops of a program and compiles them to machine code.",
+    "Trace trees let the interpreter run nested loops as compiled code, without leaving them.",
+    "Type specialization removes the dynamic type checks from the compiled traces.",
+    "The garbage collector reclaims the memory of objects no longer reachable.",
+    "The build uses make and a C compiler, and runs the test suite afterwards.",
+    "Spring in the valley is mild, with rain in April and the first warm days in May.",
+)
+
+
+def test_a_query_past_the_floor_is_filled_down_to_the_fill_floor(runtime: Runtime) -> None:
+    def similarities(**update: float) -> list[float]:
+        settings = runtime.settings.model_copy(update={"min_term_coverage": 0.0, **update})
+        with client_for(dataclasses.replace(runtime, settings=settings)) as client:
+            chunks = ask(client, top_k=5, search="vector").json()["chunks"]
+        return sorted((chunk["relevance_score"] for chunk in chunks), reverse=True)
+
+    with client_for(runtime) as client:
+        upload(client, text_pdf(PASSAGES))
+    everything = similarities(min_similarity=-1.0, min_similarity_fill=-1.0)
+    assert len(everything) == 5
+    floor = (everything[0] + everything[1]) / 2  # the best chunk passes, no other
+    assert similarities(min_similarity=floor, min_similarity_fill=floor) == everything[:1]
+    assert similarities(min_similarity=floor, min_similarity_fill=everything[2]) == everything[:3]
+    # Nothing passes: no chunk under the floor is listed, however near the fill floor.
+    assert similarities(min_similarity=everything[0] + 0.01, min_similarity_fill=-1.0) == []
+
+
 @pytest.mark.parametrize(
     "question",
     [

@@ -338,10 +338,6 @@ KNOWN_MISSES = {
         "ranking: the write-side rule (p15) is one line of a chunk of several types' rules, "
         "28th nearest; the read side and asn1_bit_der (pp17, 19, 20) rank above it"
     ),
-    "qwen2-decontamination": (
-        "ranking: the n-gram and LCS filter (p19) says 'contaminated' where the question says "
-        "'overlap' and is 54th nearest; the test-set side of the analysis (p20) is in the top 5"
-    ),
 }
 """Pairs that miss, with why (measured when they were written; both modes miss them alike).
 Strict: a pair that starts passing fails here, so its entry is removed and it counts again."""
