@@ -104,8 +104,8 @@ class ContextBundle:
     chunks: list[Candidate]
     """The top_k chunks listed, best first, each page's best before any page's second."""
     by_score: list[Candidate]
-    """The top_k chunks by score alone, best first: those the answer reads, a page's
-    neighbouring chunks together (`context` is assembled from them)."""
+    """The top_k chunks by score alone among those that passed the floor, best first: those
+    the answer reads, a page's neighbouring chunks together (`context` is assembled from them)."""
     context: Context
     """The chunks the answer may use, within the token budget, in reading order."""
     filters: SearchFilters
@@ -183,7 +183,8 @@ class Ranking:
     chunks: list[Candidate]
     """The top_k chunks listed, best first, each page's best before any page's second."""
     by_score: list[Candidate]
-    """The top_k chunks by score alone, best first (the answer reads these)."""
+    """The top_k chunks by score alone among those that passed the floor, best first (the
+    answer reads these)."""
     timings_ms: dict[str, float]
     query_vector: FloatArray
 
@@ -300,7 +301,10 @@ def rank_chunks(
             params.filters.collection,
             gate=sum(candidate.chunk_id in passed for candidate in distinct[:COVERAGE_DEPTH]),
         )
-    best, listed = distinct[: params.top_k], pages_first(distinct)[: params.top_k]
+    # The answer reads only what passed: quoting the chunks filled in changed no answer over
+    # bench/eval_answers.py's questions, and each would cost the answer its claims' embeddings.
+    best = [candidate for candidate in distinct if candidate.chunk_id in passed][: params.top_k]
+    listed = pages_first(distinct)[: params.top_k]
     hl_counts = {chunk.chunk_id: chunk.hl_count for chunk in [*best, *listed]}
     if params.annotations is not None and any(hl_counts.values()):
         # After top_k is taken: the marks change the order of the chosen chunks, never which

@@ -9,6 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.flows.runtime import Runtime
+from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from tests.helpers.clients import client_for, upload
 from tests.helpers.pdfs import text_pdf
 
@@ -99,6 +100,15 @@ def test_a_query_past_the_floor_is_filled_down_to_the_fill_floor(runtime: Runtim
     assert similarities(min_similarity=floor, min_similarity_fill=everything[2]) == everything[:3]
     # Nothing passes: no chunk under the floor is listed, however near the fill floor.
     assert similarities(min_similarity=everything[0] + 0.01, min_similarity_fill=-1.0) == []
+    # The answer reads only what passed.
+    params = RetrievalParams(
+        top_k=5, mode="vector", min_similarity=floor, min_similarity_fill=-1.0,
+        min_term_coverage=0.0,
+    )  # fmt: skip
+    with runtime.sessions.begin() as session:
+        bundle = retrieve_context(QUERY, params, session=session, embedder=runtime.embedder)
+    assert len(bundle.chunks) == 5
+    assert [1 - chunk.distance for chunk in bundle.by_score] == pytest.approx(everything[:1])
 
 
 @pytest.mark.parametrize(
