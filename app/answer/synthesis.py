@@ -67,6 +67,7 @@ from app.answer.units import (
     sentence_cut_at_end,
     sentence_ending_at_start,
 )
+from app.core.abbreviations import asked_abbreviations, spelled_out
 from app.core.asked import Asked, asked_kinds
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
@@ -686,8 +687,9 @@ def score_units(
     """Returns the claim units of `context` worth embedding scored, best first.
 
     `embedded` holds the vectors of units embedded before for the same answer (each of a
-    question's asks weighs mostly the same units): those are not embedded again, and those
-    embedded here are added.
+    question's asks weighs mostly the same units), by the text embedded: those are not
+    embedded again, and those embedded here are added. A unit is embedded with each
+    abbreviation that the question writes the other way spelled out (_asked_abbreviations).
 
     Only the EMBEDDED_UNITS units that the question's terms, the kind asked for and their
     chunk's rank make worth most are embedded and scored (and every unit of `kept_chunk`): the
@@ -710,6 +712,8 @@ def score_units(
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
     runs_on = runs_on or {}
     endings = {(run_on.after.chunk_id, run_on.ending) for run_on in runs_on.values()}
+    abbreviations = _asked_abbreviations(query, context)
+    spelled: dict[str, str] = {}
     found = []
     for chunk in context:
         rank = rank_of.get(chunk.chunk_id, len(rank_of))
@@ -742,6 +746,11 @@ def score_units(
                 judged = judged_shown = _best_item(chunk.content, claim.parts, query_terms)
                 quoted = terms(judged)
                 words = frozenset(quoted)
+            # An abbreviation's other form counts as its header's terms do: the text says it
+            # only by the definition elsewhere ("In the NOPAs, the IRS is seeking ...").
+            abbreviated = abbreviations.get(chunk.document_id, {})
+            quoted |= terms(spelled_out(judged, abbreviated))
+            spelled.setdefault(text, spelled_out(text, abbreviated))
             found_terms = quoted & query_terms
             own = len(words & query_terms)
             coverage = len(found_terms) / len(query_terms) if query_terms else 0.0
@@ -788,17 +797,17 @@ def score_units(
     kept = [unit for unit in found if unit.text in weighed]
     if not kept:
         return []
-    texts = list(weighed)
+    texts = [spelled[text] for text in weighed]
     if query_vector is None:
         query_vector = embed_query(embedder, query)
     vectors = {} if embedded is None else embedded
-    missing = [text for text in texts if text not in vectors]
+    missing = list(dict.fromkeys(text for text in texts if text not in vectors))
     if missing:
         vectors.update(zip(missing, embed_texts(embedder, missing), strict=True))
     similarities = np.clip(
         np.stack([vectors[text] for text in texts]) @ query_vector, 0.0, 1.0
     ).tolist()
-    similarity_of = dict(zip(texts, similarities, strict=True))
+    similarity_of = dict(zip(weighed, similarities, strict=True))
     scored = []
     for unit in kept:
         similarity = similarity_of[unit.text]
@@ -809,6 +818,20 @@ def score_units(
         replace(unit, lead=min(unit.worth - after.worth, MAX_LEAD))
         for unit, after in zip(scored, [*scored[1:], replace(scored[-1], worth=0.0)], strict=True)
     ]
+
+
+def _asked_abbreviations(
+    query: str, context: Sequence[Candidate]
+) -> dict[uuid.UUID, dict[str, str]]:
+    """Returns, by document, the abbreviations its chunks in `context` define that are worth
+    spelling out for `query` (app.core.abbreviations.asked_abbreviations); none for a question
+    asking what a thing means, which the sentence defining it answers, holding both forms."""
+    if Asked.DEFINITION in asked_kinds(query):
+        return {}
+    contents: dict[uuid.UUID, list[str]] = {}
+    for chunk in context:
+        contents.setdefault(chunk.document_id, []).append(chunk.content)
+    return {document: asked_abbreviations(query, texts) for document, texts in contents.items()}
 
 
 def _best_item(content: str, parts: Sequence[Span], query_terms: set[str]) -> str:

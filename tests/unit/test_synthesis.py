@@ -1053,3 +1053,39 @@ def test_a_question_asking_a_total_reads_the_rest_of_a_ranked_table(embedder: Em
         following=lambda chunk: rest if chunk.chunk_id == first.chunk_id else None,
     )
     assert answer.claims[0].text.endswith("Total $ 3,006.1 $ 456.1 $ 282.2")
+
+
+def test_a_sentence_writing_an_abbreviation_is_weighed_with_what_it_stands_for(
+    embedder: Embedder,
+) -> None:
+    # Microsoft's 10-Q defines the abbreviation once; the figure's sentence writes it alone.
+    audit = chunk(
+        71,
+        "We are currently under Internal Revenue Service audit for prior tax years and have "
+        "received Notices of Proposed Adjustment (\u201cNOPAs\u201d) from the IRS for the tax "
+        "years 2004 to 2013. The primary issues in the NOPAs relate to intercompany transfer "
+        "pricing. In the NOPAs, the IRS is seeking an additional tax payment of $28.9 billion "
+        "plus penalties and interest.",
+    )
+    positions = chunk(
+        72,
+        "We remain under audit by the IRS for tax years 2014 to 2017. With respect to the audit "
+        "for tax years 2004 to 2013, on September 26, 2023, we received Notices of Proposed "
+        "Adjustment (\u201cNOPAs\u201d) from the IRS. As of September 30, 2023, we believe our "
+        "allowances for income tax contingencies are adequate.",
+    )
+    rate = chunk(
+        73,
+        "The decrease in our effective tax rate for the current quarter compared to the prior "
+        "year was primarily due to tax benefits from tax law changes in the first quarter of "
+        "fiscal year 2024, including the impact from the issuance of Notice 2023-55 by the "
+        "Internal Revenue Service (\u201cIRS\u201d) and U.S. Treasury Department.",
+    )
+    question = (
+        "What additional tax is the IRS seeking from Microsoft in the Notices of Proposed "
+        "Adjustment disclosed in its 10-Q for fiscal 2024 first quarter (ended September 30, "
+        "2023)?"
+    )
+    ranked = [audit, positions, rate]
+    answer = synthesize(question, ranked, ranked, embedder)
+    assert any("$28.9 billion" in claim.text for claim in answer.claims)
