@@ -62,6 +62,7 @@ from app.answer.units import (
     continued_items,
     holds_series,
     item_texts,
+    last_counted,
     list_runs_on,
     marked_items,
     sentence_cut_at_end,
@@ -377,7 +378,7 @@ def synthesize(
         if unit.lists and following is not None:
             quotes += _continued(unit, following, said)
     if not selected and _announces(best):
-        quotes[1:1] = _going_on(best, chosen)
+        quotes[1:1] = _going_on(best, chosen, following)
     if not selected:
         quotes += _other_asks(query, ranked, context, embedder, chosen, embedded, runs_on)
     return cite(_unrepeated(quotes))
@@ -581,29 +582,73 @@ def _announces(unit: ScoredUnit) -> bool:
     return unit.echoes or unit.kind < 0 or unit.unlisted
 
 
-def _going_on(unit: ScoredUnit, chosen: Sequence[ScoredUnit]) -> list[Quote]:
+def _going_on(
+    unit: ScoredUnit, chosen: Sequence[ScoredUnit], following: Following | None
+) -> list[Quote]:
     """Returns the sentence that goes on from `unit` in its paragraph, when no chosen claim
     quotes it: what a claim announces is said next ("SpiderMonkey, like many VMs, needs to
-    preempt the user program periodically. The main reasons are to prevent ..."). No more
-    sure than the claim it goes on from."""
-    chunk = unit.chunk
-    end = unit.parts[-1][1]
-    for following in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk)):
-        start = following.parts[0][0]
+    preempt the user program periodically. The main reasons are to prevent ..."). A claim
+    that counts what it announces and names the first of them ("Recurrent networks apply two
+    main ideas in order to learn: The first is called unrolling ...") goes on to the sentence
+    that names the last ("The second idea is weight sharing ..."), at most GOING_ON_SENTENCES
+    on, into the chunk after its own when the paragraph runs on there. No more sure than the
+    claim it goes on from."""
+    last = last_counted(unit.text)
+    chunk, end = unit.chunk, unit.parts[-1][1]
+    quotes: list[Quote] = []
+    for _ in range(GOING_ON_SENTENCES if last is not None else 1):
+        found = _next_in_paragraph(chunk, end, following if last is not None else None)
+        if found is None:
+            break
+        chunk, parts = found
+        if any(
+            other.chunk.chunk_id == chunk.chunk_id
+            and any(a < d and c < b for a, b in parts for c, d in other.parts)
+            for other in chosen
+        ):
+            break
+        text = shown_text(chunk.content, parts)
+        quotes.append(Quote(chunk, parts, text, unit.confidence))
+        if last is None or last.match(text):
+            return quotes
+        end = parts[-1][1]
+    return quotes[:1]
+
+
+GOING_ON_SENTENCES = 4
+"""The most sentences a claim that counts what it announces goes on through to the last."""
+
+
+def _next_in_paragraph(
+    chunk: Candidate, end: int, following: Following | None
+) -> tuple[Candidate, tuple[Span, ...]] | None:
+    """Returns the claim unit after `end` in `chunk`'s paragraph, or, given `following`, in the
+    chunk after it, on the same page or the next, when the paragraph runs on past `chunk`'s
+    end with a sentence that opens there; None at a paragraph's end or before a table's row.
+    Chunks overlap: what the chunk after repeats of this one is passed over."""
+    for claim in claim_units(chunk.content, page_break_at(chunk), _header_end(chunk)):
+        start = claim.parts[0][0]
         if start < end:
             continue
         between = chunk.content[end:start]
-        if between.strip() or "\n\n" in between or following.headed:
-            return []
-        if any(
-            other.chunk.chunk_id == chunk.chunk_id
-            and any(a < d and c < b for a, b in following.parts for c, d in other.parts)
-            for other in chosen
-        ):
-            return []
-        text = shown_text(chunk.content, following.parts)
-        return [Quote(chunk, following.parts, text, unit.confidence)]
-    return []
+        if between.strip() or "\n\n" in between or claim.headed:
+            return None
+        return chunk, claim.parts
+    if following is None or "\n\n" in chunk.content[end:] or chunk.content[end:].strip():
+        return None
+    after = following(chunk)
+    if after is None or after.page_start not in (chunk.page_end, chunk.page_end + 1):
+        return None
+    said, repeated_end = _flat(chunk.content), 0
+    for claim in claim_units(after.content, page_break_at(after), _header_end(after)):
+        if _flat(shown_text(after.content, claim.parts)) in said:
+            repeated_end = claim.parts[-1][1]
+            continue
+        opening = after.content[repeated_end : claim.parts[0][0]]
+        if claim.headed or "\n\n" in opening or not after.content[claim.parts[0][0]].isupper():
+            return None
+        return after, claim.parts
+    return None
 
 
 def _other_asks(

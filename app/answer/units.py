@@ -686,6 +686,27 @@ def announced_count(text: str) -> int | None:
     return _COUNTS.get(word) or int(word)
 
 
+_ORDINALS = {
+    2: "second", 3: "third", 4: "fourth", 5: "fifth", 6: "sixth", 7: "seventh", 8: "eighth"
+}  # fmt: skip
+_COUNTED = re.compile(
+    rf"\b({'|'.join(_COUNTS)})\s+(?:[^\W\d][\w\-]*\s+){{0,2}}[^\W\d][\w\-]*s\b(?P<rest>.*)",
+    re.I | re.S,
+)
+_FIRST = re.compile(r"(?:^|[.:;]\s+)(?:the\s+first\b|first(?:ly)?,)", re.I)
+
+
+def last_counted(text: str) -> re.Pattern[str] | None:
+    """Returns what opens the sentence naming the last of the things `text` counts and then
+    names the first of ("... two main ideas in order to learn: The first is called unrolling
+    ..." goes on to "The second idea is ..."), None when it counts none or names no first."""
+    found = _COUNTED.search(text)
+    if found is None or not _FIRST.search(found.group("rest")):
+        return None
+    last = _ORDINALS[_COUNTS[found.group(1).lower()]]
+    return re.compile(rf"\s*(?:the\s+{last}\b|{last}(?:ly)?,|finally,|lastly,)", re.I)
+
+
 def list_runs_on(content: str, parts: tuple[Span, ...]) -> bool:
     """Whether the marked list a unit quotes may go on in the chunk after this one: its last
     part holds a marked item, and from there to the chunk's end no paragraph ends (the item's

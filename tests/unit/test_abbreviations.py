@@ -53,6 +53,6 @@ def test_a_form_most_sentences_write_is_not_spelled_out() -> None:
     )
     question = "When was the airworthiness directive issued?"
     assert asked_abbreviations(question, [directive]) == {}
-    assert asked_abbreviations(question, [directive + " It was issued in August. Boeing built them."]) == {
-        "AD": "Airworthiness Directive"
-    }
+    assert asked_abbreviations(
+        question, [directive + " It was issued in August. Boeing built them."]
+    ) == {"AD": "Airworthiness Directive"}

@@ -13,6 +13,7 @@ from app.answer.units import (
     continued_items,
     holds_series,
     item_texts,
+    last_counted,
     list_runs_on,
     sentence_cut_at_end,
     sentence_ending_at_start,
@@ -639,3 +640,16 @@ def test_a_sentence_cut_at_a_chunks_end_and_its_ending_at_the_next_ones_start() 
     ending = "Hatta International Airport, resulting in 189 fatalities. It was investigated."
     assert sentence_ending_at_start(ending, None) == (0, ending.index(" It"))
     assert sentence_ending_at_start("Results of Operations\n\nRevenue rose.", None) is None
+
+
+def test_a_claim_that_counts_and_names_the_first_awaits_the_last() -> None:
+    ideas = last_counted(
+        "Recurrent networks apply two main ideas in order to learn: The first is called unrolling."
+    )
+    assert ideas is not None
+    assert ideas.match("The second idea is weight sharing.")
+    assert not ideas.match("At each time step the recurrent neurons get duplicated.")
+    reasons = last_counted("There are three reasons. First, speed.")
+    assert reasons is not None and reasons.match("Finally, cost.")
+    assert last_counted("We sell two products.") is None
+    assert last_counted("The two companies merged first.") is None

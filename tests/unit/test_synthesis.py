@@ -1089,3 +1089,37 @@ def test_a_sentence_writing_an_abbreviation_is_weighed_with_what_it_stands_for(
     ranked = [audit, positions, rate]
     answer = synthesize(question, ranked, ranked, embedder)
     assert any("$28.9 billion" in claim.text for claim in answer.claims)
+
+
+def test_a_claim_counting_what_it_announces_goes_on_to_the_last_past_its_chunk(
+    embedder: Embedder,
+) -> None:
+    # Thoma's paper: the chunk ends after the first idea; the second is two sentences on.
+    first = chunk(
+        81,
+        "Recurrent networks apply two main ideas in order to learn: The first is called "
+        "unrolling and means that an recurrent network is imagined to be an infinite network "
+        "over time.",
+        page_start=3,
+        page_end=3,
+    )
+    rest = chunk(
+        82,
+        "At each time step the recurrent neurons get duplicated. The second idea is weight "
+        "sharing which means that those unrolled neurons share the same weight.\n\n"
+        "A. Similar Texts Generation",
+        page_start=3,
+        page_end=3,
+    )
+    answer = synthesize(
+        "What are the two main ideas recurrent networks apply in order to learn?",
+        [first],
+        [first],
+        embedder,
+        following=lambda chunk: rest if chunk.chunk_id == first.chunk_id else None,
+    )
+    assert [claim.text for claim in answer.claims][1:] == [
+        "At each time step the recurrent neurons get duplicated.",
+        "The second idea is weight sharing which means that those unrolled neurons share the "
+        "same weight.",
+    ]
