@@ -395,6 +395,11 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             if any(end <= a <= end + MAX_LIST_CHARS for a, _ in row_lines):
                 continue  # it introduces a table, whose rows are units of their own
             items = _list_items(content, sentences[index + 1 :])
+            if items and _is_title(text) and not _ITEM_MARK.match(content[slice(*items[0])]):
+                # A titled paragraph ("Description of the Company:" over the company's
+                # segments): its sentences say what they say alone, the title nothing.
+                beginning = None
+                continue
             if items:
                 taken_until = items[-1][1]
                 lead = (units.pop().parts[0][0] if said_before else start, end)
@@ -550,6 +555,16 @@ def _code_described(
     ):
         return []
     return [above]
+
+
+_TITLE_WORD = re.compile(r"[A-Z0-9&][\w&'\u2019\-]*|of|the|and|for|to|in|on|a|an|or|by|with")
+
+
+def _is_title(text: str) -> bool:
+    """Whether a lead-in is a title ("Principles of Consolidation:"), each word capitalised
+    but the small ones."""
+    words = _WORD.findall(text.rstrip().removesuffix(":"))
+    return bool(words) and all(_TITLE_WORD.fullmatch(word) for word in words)
 
 
 def holds_series(text: str) -> bool:

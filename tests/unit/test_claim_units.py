@@ -653,3 +653,24 @@ def test_a_claim_that_counts_and_names_the_first_awaits_the_last() -> None:
     assert reasons is not None and reasons.match("Finally, cost.")
     assert last_counted("We sell two products.") is None
     assert last_counted("The two companies merged first.") is None
+
+
+def test_a_titled_paragraph_is_no_list_of_its_sentences() -> None:
+    # Kraft Heinz's MD&A: the segments' sentences under a run-in title are claims of their own.
+    content = (
+        "Description of the Company:\nWe manufacture and market food and beverage products "
+        "throughout the world.\nWe manage and report our operating results through four "
+        "segments. We have three reportable segments defined by geographic region: United "
+        "States, Canada, and EMEA."
+    )
+    assert shown(content) == [
+        ("sentence", "We manufacture and market food and beverage products throughout the world."),
+        ("sentence", "We manage and report our operating results through four segments."),
+        (
+            "sentence",
+            "We have three reportable segments defined by geographic region: United States, "
+            "Canada, and EMEA.",
+        ),
+    ]
+    marked = "Key Features of the Library:\n• Portable to any C89 system.\n• No POSIX needed."
+    assert [kind for kind, _ in shown(marked)] == ["list"]
