@@ -757,7 +757,7 @@ def score_units(
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
     runs_on = runs_on or {}
     endings = {(run_on.after.chunk_id, run_on.ending) for run_on in runs_on.values()}
-    abbreviations = _asked_abbreviations(query, context)
+    abbreviations = _asked_abbreviations(query, kinds, context)
     spelled: dict[str, str] = {}
     found = []
     for chunk in context:
@@ -866,12 +866,12 @@ def score_units(
 
 
 def _asked_abbreviations(
-    query: str, context: Sequence[Candidate]
+    query: str, kinds: frozenset[Asked], context: Sequence[Candidate]
 ) -> dict[uuid.UUID, dict[str, str]]:
     """Returns, by document, the abbreviations its chunks in `context` define that are worth
     spelling out for `query` (app.core.abbreviations.asked_abbreviations); none for a question
     asking what a thing means, which the sentence defining it answers, holding both forms."""
-    if Asked.DEFINITION in asked_kinds(query):
+    if Asked.DEFINITION in kinds:
         return {}
     contents: dict[uuid.UUID, list[str]] = {}
     for chunk in context:
