@@ -282,11 +282,12 @@ def asks_list(query: str) -> bool:
 
 
 _WHAT_THINGS = re.compile(
-    r"\bwhat (?:(?!of\b)[\w.\-]+ ){0,3}[a-z]+[^s\W]s (?:do|does|did|are|were|can|have|has|had)\b",
+    r"\bwhat (?:(?!of\b)[\w.\-]+ ){0,3}[a-z]+[^s\W]s (?:do|does|did|are|were|can|have|has|had)\b|"
+    r"\bwhat (?:are|were) (?:the |[\w.\-]+['\u2019]s )(?:[\w.\-]+ ){0,2}[a-z]+[^s\W]s\b",
     re.I,
 )
-"""What things a question asks for by their plural, not a measure of them ("What proportion of
-harmful responses did ... produce?")."""
+"""What things a question asks for by their plural ("What are Corning's reportable segments
+...?"), not a measure of them ("What proportion of harmful responses did ... produce?")."""
 
 
 _PERIOD_FRAME = re.compile(

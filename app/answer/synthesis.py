@@ -146,6 +146,12 @@ answers "How much did Intel spend on marketing, general, and administrative expe
 quarter ended April 1, 2023?", though a row of figures under a statement's header reads little
 like a question."""
 
+LISTED_SHARE = 0.1
+"""Taken off the answer floor for a lead-in with the items after it when the question asks for
+several things: "The Company has determined that it has five reportable segments for financial
+reporting purposes, as follows: • Optical Communications - manufactures ..." answers "What are
+Corning's reportable segments ...?" at cosine 0.42, its words spent on what each item makes."""
+
 CODE_TERM_SHARE = 0.1
 """Taken off the floor of the question's terms a claim's chunk must hold (FLOOR_TERM_COVERAGE)
 when the question asks how to do something and the claim shows code: "> sink("record.lis") will
@@ -281,6 +287,8 @@ class ScoredUnit:
     """A table row whose label's terms are all the question's (LABELLED_SHARE)."""
     run_on: RunOn | None = None
     """The sentence it begins ends in the next chunk: its text is both halves."""
+    listed: bool = False
+    """It is a list (lists) and the question asks for several things (LISTED_SHARE)."""
 
     @property
     def answers(self) -> bool:
@@ -291,6 +299,7 @@ class ScoredUnit:
             - (COUNTED_SHARE if self.counted else 0.0)
             - (DEFINED_SHARE if self.defines else 0.0)
             - (LABELLED_SHARE if self.labelled and self.kind > 0 else 0.0)
+            - (LISTED_SHARE if self.listed else 0.0)
         )
         telling_floor = FLOOR_TERM_COVERAGE - (CODE_TERM_SHARE if self.shows_code else 0.0)
         return self.similarity + FLOOR_COVERAGE * self.coverage >= floor and (
@@ -833,6 +842,7 @@ def score_units(
                     any(word in shown for word in coded), counts,
                     Asked.CODE in kinds and kind > 0, states_definition(shown, defined),
                     claim.kind == "list", label_share == 1.0, joined,
+                    several and claim.kind == "list",
                 )
             )  # fmt: skip
     found.sort(key=_order)

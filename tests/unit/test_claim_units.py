@@ -313,6 +313,8 @@ def test_a_question_asking_for_several_things_wants_a_series() -> None:
     assert asks_list("Which ASN.1 features does the libtasn1 parser not handle?")
     assert asks_list("What reportable segments did MGM Resorts have as of December 31, 2022?")
     assert not asks_list("What net revenues did MGM Resorts report in 2018?")  # an amount
+    assert asks_list("What are Corning's reportable segments according to its FY2022 10-K?")
+    assert not asks_list("What were Apple's net sales in fiscal 2022?")  # an amount
     assert not asks_list("What proportion of harmful responses did Qwen2 produce?")
     # One of several, or a singular noun: no list.
     assert not asks_list("Which of JPM's business segments had the lowest net revenue?")

@@ -1123,3 +1123,32 @@ def test_a_claim_counting_what_it_announces_goes_on_to_the_last_past_its_chunk(
         "The second idea is weight sharing which means that those unrolled neurons share the "
         "same weight.",
     ]
+
+
+def test_a_list_answers_a_question_asking_for_several_things_at_a_lower_likeness(
+    embedder: Embedder,
+) -> None:
+    # Corning's 10-K: the items' descriptions take the list's words, not the question's.
+    segments = chunk(
+        91,
+        "The Company has determined that it has five reportable segments for financial "
+        "reporting purposes, as follows:\n"
+        "\u2022 Optical Communications - manufactures carrier network and enterprise network "
+        "components for the telecommunications industry.\n"
+        "\u2022 Display Technologies - manufactures glass substrates for flat panel liquid "
+        "crystal displays and other high-performance display panels.\n"
+        "\u2022 Specialty Materials - manufactures products that provide more than 150 material "
+        "formulations for glass, glass ceramics and crystals.\n"
+        "\u2022 Environmental Technologies - manufactures ceramic substrates and filter products "
+        "for emissions control in mobile, gasoline and diesel applications.\n"
+        "\u2022 Life Sciences - manufactures glass and plastic labware, equipment, media, sera "
+        "and reagents for cell culture research and drug discovery.",
+        term_coverage=0.98,
+    )
+    answer = synthesize(
+        "What are Corning's reportable segments according to its FY2022 10-K?",
+        [segments],
+        [segments],
+        embedder,
+    )
+    assert answer.claims and "Optical Communications" in answer.claims[0].text
