@@ -802,9 +802,10 @@ def score_units(
                 words = frozenset(quoted)
             # An abbreviation's other form counts as its header's terms do: the text says it
             # only by the definition elsewhere ("In the NOPAs, the IRS is seeking ...").
-            abbreviated = abbreviations.get(chunk.document_id, {})
-            quoted |= terms(spelled_out(judged, abbreviated))
-            spelled.setdefault(text, spelled_out(text, abbreviated))
+            abbreviated = abbreviations.get(chunk.document_id)
+            if abbreviated:
+                quoted |= terms(spelled_out(judged, abbreviated))
+            spelled.setdefault(text, spelled_out(text, abbreviated) if abbreviated else text)
             found_terms = quoted & query_terms
             own = len(words & query_terms)
             coverage = len(found_terms) / len(query_terms) if query_terms else 0.0
@@ -886,7 +887,8 @@ def _asked_abbreviations(
     contents: dict[uuid.UUID, list[str]] = {}
     for chunk in context:
         contents.setdefault(chunk.document_id, []).append(chunk.content)
-    return {document: asked_abbreviations(query, texts) for document, texts in contents.items()}
+    asked = {document: asked_abbreviations(query, texts) for document, texts in contents.items()}
+    return {document: found for document, found in asked.items() if found}
 
 
 def _best_item(content: str, parts: Sequence[Span], query_terms: set[str]) -> str:
