@@ -43,6 +43,7 @@ from bench.evalkit import (
     CORPUS,
     DOCS_COLLECTION,
     FINANCEBENCH_COLLECTION,
+    MANUALS_COLLECTION,
     REPOSITORY,
     SEC10Q_COLLECTION,
     Citelock,
@@ -66,6 +67,7 @@ from bench.evalkit import (
 )
 from bench.evalkit import Question as Answerable
 from bench.kit import machine_summary, write_section
+from bench.manuals import MANUALS, fetch_manuals
 
 TITLE = "Answer quality"
 HISTORY = REPOSITORY / "bench" / "results" / "eval_answers_history.json"
@@ -171,7 +173,10 @@ DOCS_APART = (
     (DOCS_BLIND3, "docs_blind3"),
 )
 """(source, file in bench/data) of the question sets over the papers and manuals kept apart."""
-APART = (OWN_FILING, METRICS, *STYLED, *(source for source, _ in DOCS_APART))
+MANUALS_BLIND = "manuals blind"
+"""bench/data/manuals_blind.jsonl's questions, written blind in session 46 over five manuals
+no other set asks about (bench/manuals.py), asked over their own collection."""
+APART = (OWN_FILING, METRICS, *STYLED, *(source for source, _ in DOCS_APART), MANUALS_BLIND)
 """Sources kept out of the "all" row, which stays the one the history compares."""
 SETS = ("docs", "financebench")
 
@@ -301,6 +306,11 @@ def ask_all(
         for name, source, own_source in SEC_BLIND_SETS:
             for question in every_nth(blind_10qs[name], every):
                 outcomes += ask_both(citelock, question, quarterlies, (source, own_source))
+        manuals = citelock.ensure_collection(MANUALS_COLLECTION, fetch_manuals())
+        sizes[MANUALS_COLLECTION] = (len(manuals.ids), manuals.pages)
+        for question in every_nth(docs_questions("manuals_blind", MANUALS_BLIND, MANUALS), every):
+            response = citelock.query(question.question, MANUALS_COLLECTION, TOP_K)
+            outcomes.append(judge(question, MANUALS_BLIND, response))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
@@ -461,6 +471,12 @@ def section(
                 [outcome for outcome in outcomes if outcome.source == source],
             )
         )
+    by_source.append(
+        figure_row(
+            f"{MANUALS_BLIND} (bench/data; manuals no other set asks about)",
+            [outcome for outcome in outcomes if outcome.source == MANUALS_BLIND],
+        )
+    )
     by_kind = [
         figure_row(kind, [o for o in main if o.kind == kind])
         for kind in KINDS
@@ -487,6 +503,12 @@ def section(
             "`bench/data/sec10q_blind2.jsonl`'s and `bench/data/sec10q_blind3.jsonl`'s "
             "questions are asked over all of them, and again restricted to the question's "
             "filing)"
+        )
+    if MANUALS_COLLECTION in sizes:
+        files, pages = sizes[MANUALS_COLLECTION]
+        collections.append(
+            f"the {files} manuals bench/manuals.py fetches from Debian's documentation "
+            f"packages ({pages:,} pages; `bench/data/manuals_blind.jsonl`'s questions)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

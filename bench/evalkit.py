@@ -36,6 +36,8 @@ RESULTS = REPOSITORY / "bench" / "results"
 FINANCEBENCH = CORPUS / "eval" / "financebench_dev"
 DOCS_COLLECTION = "eval-docs"
 FINANCEBENCH_COLLECTION = "eval-financebench"
+MANUALS_COLLECTION = "eval-manuals"
+"""bench.manuals' five manuals, for manuals_blind's questions."""
 SEC10Q_COLLECTION = "eval-sec10q"
 """All 20 of docugami's 10-Qs, for sec10q_blind's and sec10q_blind2's questions (the docs
 collection holds 18)."""
@@ -76,16 +78,20 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-def docs_questions(name: str = "questions_docs", source: str = "docs") -> list[Question]:
+def docs_questions(
+    name: str = "questions_docs", source: str = "docs", root: Path = CORPUS
+) -> list[Question]:
     """Returns bench/data/`name`.jsonl's questions over the papers and manuals (`source`) and
-    the 10-Qs ("10-Q"): questions_docs' 120, docs_held's 30 (session 21, written blind and
-    kept from tuning), docs_blind's 24 (session 23, written blind), docs_blind2's 32 (session
-    25, written blind) or docs_blind3's 20 (session 40, written blind)."""
+    the 10-Qs ("10-Q"), their `file` under `root`: questions_docs' 120, docs_held's 30
+    (session 21, written blind and kept from tuning), docs_blind's 24 (session 23, written
+    blind), docs_blind2's 32 (session 25, written blind), docs_blind3's 20 (session 40,
+    written blind), or manuals_blind's 25 over bench.manuals' PDFs (session 46, written blind
+    over manuals no set had asked about)."""
     return [
         Question(
             id=row["id"],
             question=row["question"],
-            path=CORPUS / row["file"],
+            path=root / row["file"],
             gold_pages=frozenset(row["gold_pages"]),
             answer_patterns=tuple(row["answer_patterns"]),
             source="10-Q" if "docugami_sec10q" in row["file"] else source,

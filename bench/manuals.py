@@ -1,0 +1,98 @@
+"""Manuals none of the sets were tuned on, fetched from Debian's documentation packages.
+
+`bench/data/manuals_blind.jsonl` asks about five of them: a language definition, a FAQ, a
+modeling language's reference, a plotting program's manual and a system administrator's
+guide. They are not in `../shared/corpus`; `fetch_manuals` downloads each package with
+`apt-get download` (its pinned version), takes the PDF out with `dpkg-deb`, and checks it
+against its recorded digest, so every run reads the same bytes.
+
+Run alone, it fetches them: `python -m bench.manuals`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+MANUALS = Path(__file__).resolve().parent / "manuals"
+"""Where the fetched PDFs are kept (ignored by git)."""
+
+
+@dataclass(frozen=True)
+class Manual:
+    package: str
+    version: str
+    member: str
+    """The PDF's path inside the package."""
+    sha256: str
+
+    @property
+    def name(self) -> str:
+        return Path(self.member).name
+
+
+SOURCES = (
+    Manual(
+        "r-doc-pdf", "4.2.2.20221110-2", "./usr/share/R/doc/manual/R-lang.pdf",
+        "4a6120ba505021d7c208078b575fe3f5d5dc91636dcf17de8a4208adda90d7dc",
+    ),
+    Manual(
+        "r-doc-pdf", "4.2.2.20221110-2", "./usr/share/R/doc/manual/R-FAQ.pdf",
+        "de8768520d4fb90dad64c28483ffb92dca7dd9d8dc8556905b35c2e62a939255",
+    ),
+    Manual(
+        "glpk-doc", "5.0-1", "./usr/share/doc/glpk-doc/gmpl.pdf",
+        "df54ba811d1fe3c041447b575997298d63b0a6366e39454ef2efc382f08203c2",
+    ),
+    Manual(
+        "gnuplot-doc", "5.4.4+dfsg1-2", "./usr/share/doc/gnuplot/gnuplot.pdf",
+        "df68dd0613f043141512fc4436d17aaf96727d5a758d85233915ac5056a97206",
+    ),
+    Manual(
+        "debian-reference-en", "2.100", "./usr/share/debian-reference/debian-reference.en.pdf",
+        "32775deeca0770ac25282b0c894cbaae83f4dd4ab00e891b94e8f009c0366728",
+    ),
+)  # fmt: skip
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def fetch_manuals(folder: Path = MANUALS) -> list[Path]:
+    """Returns the manuals' paths in `folder`, downloading and extracting those not there yet.
+
+    Raises RuntimeError when a package cannot be downloaded or a PDF is not the one recorded.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    missing = [manual for manual in SOURCES if not (folder / manual.name).exists()]
+    packages = sorted({(manual.package, manual.version) for manual in missing})
+    with tempfile.TemporaryDirectory() as scratch:
+        for package, version in packages:
+            download = subprocess.run(
+                ["apt-get", "download", f"{package}={version}"],
+                cwd=scratch, capture_output=True, text=True, check=False,
+            )  # fmt: skip
+            if download.returncode != 0:
+                raise RuntimeError(
+                    f"apt-get download {package}={version} failed (run apt-get update first?): "
+                    f"{download.stderr.strip()}"
+                )
+            [deb] = Path(scratch).glob(f"{package}_*.deb")
+            unpacked = Path(scratch) / package
+            subprocess.run(["dpkg-deb", "-x", str(deb), str(unpacked)], check=True)
+            for manual in missing:
+                if manual.package == package:
+                    (folder / manual.name).write_bytes((unpacked / manual.member).read_bytes())
+    for manual in SOURCES:
+        if digest(folder / manual.name) != manual.sha256:
+            raise RuntimeError(f"{manual.name} is not the PDF recorded: delete it and fetch again")
+    return [folder / manual.name for manual in SOURCES]
+
+
+if __name__ == "__main__":
+    for path in fetch_manuals():
+        print(path)
