@@ -38,6 +38,8 @@ _DOTS = re.compile(r"\.\s?\.\s?\.")
 of it, so a line without them is passed over first: on a 10-K (AMD 2015), 0.92 s became 0.07 s."""
 _TRAILING = re.compile(rf"^\D.*(?:[^\W\d]|[).:\u2019']|\b(?:19|20)\d\d)\s+{_REF}$", re.IGNORECASE)
 _AMOUNT = re.compile(r"[$\u20ac\u00a3\u00a5%]|\d,\d{3}|\d\.\d")
+_SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?\s+")
+"""A section's number before its title ("2.7.9 Limiting download bandwidth"): no decimal."""
 _TRIVIAL = re.compile(r"^(?:\d{1,4}|[ivxlcdm]{1,7}|[A-Z])$", re.IGNORECASE)
 _HEADING = re.compile(
     r"^(?:table of )?contents$|\bindex$|^index\b|^list of (?:figures|tables|illustrations)",
@@ -81,7 +83,7 @@ def locators_of(lines: Sequence[str], page_count: int) -> tuple[list[str], list[
     with only a trailing page number; none holding amounts."""
     leaders, trailing = [], []
     for line in lines:
-        if _AMOUNT.search(line):
+        if _AMOUNT.search(_SECTION_NUMBER.sub("", line, count=1)):
             continue
         if (
             _DOTS.search(line)

@@ -33,7 +33,13 @@ def lines_of(path: Path, first: int | None = None) -> tuple[list[PageLines], str
     [
         (("docs", "libtasn1.pdf"), {3: TOC, 35: INDEX, 36: INDEX}),
         (("docs", "test_3842_NIST_SP800-223.pdf"), {7: TOC}),
-        (("docs", "R-intro.pdf"), {3: TOC, 6: TOC, **dict.fromkeys(range(108, 113), INDEX)}),
+        # Contents lines that open with a section's number ("5.4.1 Mixed vector and array
+        # arithmetic . . . 22") are locators, not amounts.
+        (
+            ("docs", "R-intro.pdf"),
+            {**dict.fromkeys(range(3, 7), TOC), **dict.fromkeys(range(108, 113), INDEX)},
+        ),
+        (("docs", "test_4751_Qwen2_tech_report.pdf"), {2: TOC}),
         (("docs", "tracemonkey.pdf"), {}),
         (("docs", "federal-register-2020-17221.pdf"), {}),
         # A filing's statements run to dot leaders too, but end in amounts.
