@@ -173,10 +173,16 @@ DOCS_APART = (
     (DOCS_BLIND3, "docs_blind3"),
 )
 """(source, file in bench/data) of the question sets over the papers and manuals kept apart."""
-MANUALS_BLIND = "manuals blind"
-"""bench/data/manuals_blind.jsonl's questions, written blind in session 46 over five manuals
-no other set asks about (bench/manuals.py), asked over their own collection."""
-APART = (OWN_FILING, METRICS, *STYLED, *(source for source, _ in DOCS_APART), MANUALS_BLIND)
+MANUALS_APART = (("manuals blind", "manuals_blind"), ("manuals blind 2", "manuals_blind2"))
+"""(source, file in bench/data) of the questions written blind in session 46 over the manuals no
+other set asks about (bench/manuals.py), asked over their own collection."""
+APART = (
+    OWN_FILING,
+    METRICS,
+    *STYLED,
+    *(source for source, _ in DOCS_APART),
+    *(source for source, _ in MANUALS_APART),
+)
 """Sources kept out of the "all" row, which stays the one the history compares."""
 SETS = ("docs", "financebench")
 
@@ -308,9 +314,10 @@ def ask_all(
                 outcomes += ask_both(citelock, question, quarterlies, (source, own_source))
         manuals = citelock.ensure_collection(MANUALS_COLLECTION, fetch_manuals())
         sizes[MANUALS_COLLECTION] = (len(manuals.ids), manuals.pages)
-        for question in every_nth(docs_questions("manuals_blind", MANUALS_BLIND, MANUALS), every):
-            response = citelock.query(question.question, MANUALS_COLLECTION, TOP_K)
-            outcomes.append(judge(question, MANUALS_BLIND, response))
+        for source, name in MANUALS_APART:
+            for question in every_nth(docs_questions(name, source, MANUALS), every):
+                response = citelock.query(question.question, MANUALS_COLLECTION, TOP_K)
+                outcomes.append(judge(question, source, response))
     if "financebench" in sets:
         financebench = financebench_questions()
         filings = citelock.ensure_collection(FINANCEBENCH_COLLECTION, files_of(financebench))
@@ -471,12 +478,13 @@ def section(
                 [outcome for outcome in outcomes if outcome.source == source],
             )
         )
-    by_source.append(
-        figure_row(
-            f"{MANUALS_BLIND} (bench/data; manuals no other set asks about)",
-            [outcome for outcome in outcomes if outcome.source == MANUALS_BLIND],
+    for source, _ in MANUALS_APART:
+        by_source.append(
+            figure_row(
+                f"{source} (bench/data; manuals no other set asks about)",
+                [outcome for outcome in outcomes if outcome.source == source],
+            )
         )
-    )
     by_kind = [
         figure_row(kind, [o for o in main if o.kind == kind])
         for kind in KINDS
@@ -508,7 +516,8 @@ def section(
         files, pages = sizes[MANUALS_COLLECTION]
         collections.append(
             f"the {files} manuals bench/manuals.py fetches from Debian's documentation "
-            f"packages ({pages:,} pages; `bench/data/manuals_blind.jsonl`'s questions)"
+            f"packages ({pages:,} pages; `bench/data/manuals_blind.jsonl`'s and "
+            "`bench/data/manuals_blind2.jsonl`'s questions)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

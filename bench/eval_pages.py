@@ -68,7 +68,7 @@ from bench.evalkit import (
     write_results,
 )
 from bench.kit import machine_summary, timed, write_section
-from bench.manuals import MANUALS, fetch_manuals
+from bench.manuals import MANUALS, SOURCES, fetch_manuals
 from bench.peer import PEER_CHUNK_OVERLAP, PEER_CHUNK_SIZE, WARM_UP_TEXTS, ModelEmbeddings
 
 TITLE = "Page hit@k beside the peer"
@@ -152,12 +152,16 @@ def eval_sets() -> dict[str, EvalSet]:
             )
             for name in ("docs_held", "docs_blind", "docs_blind2", "docs_blind3")
         },
-        "manuals-blind": EvalSet(
-            "manuals-blind",
-            MANUALS_COLLECTION,
-            docs_questions("manuals_blind", "manuals", MANUALS),
-            (("in a table", lambda q: q.in_table),),
-        ),
+        **{
+            name.replace("_", "-"): EvalSet(
+                name.replace("_", "-"),
+                MANUALS_COLLECTION,
+                docs_questions(name, "manuals", MANUALS),
+                (("in a table", lambda q: q.in_table),),
+                tuple(MANUALS / manual.name for manual in SOURCES),
+            )
+            for name in ("manuals_blind", "manuals_blind2")
+        },
         "docs": EvalSet(
             "docs",
             DOCS_COLLECTION,
@@ -354,7 +358,7 @@ def main() -> None:
     ):
         embeddings = ModelEmbeddings(citelock.embedder)
         embeddings.embed_documents(["warming the model up"] * WARM_UP_TEXTS)
-        if "manuals-blind" in args.sets:
+        if any(name.startswith("manuals") for name in args.sets):
             fetch_manuals()
         for name in args.sets:
             eval_set = sets[name]
@@ -436,10 +440,13 @@ def main() -> None:
             "written blind in session 35; financebench-blind8 = "
             "`bench/data/financebench_blind8.jsonl` (20), written blind in session 36; "
             "financebench-blind9 = `bench/data/financebench_blind9.jsonl` (20), written blind in "
-            "session 37; manuals-blind = `bench/data/manuals_blind.jsonl` (25), written blind in "
-            "session 46 over five manuals no other set asks about (bench/manuals.py fetches "
-            "them from Debian's documentation packages: the R language definition and FAQ, "
-            "GLPK's MathProg reference, gnuplot's manual, the Debian Reference); docs = "
+            "session 37; manuals-blind = `bench/data/manuals_blind.jsonl` (25) and "
+            "manuals-blind2 = `bench/data/manuals_blind2.jsonl` (24), written blind in "
+            "session 46 over nine manuals no other set asks about, one collection "
+            "(bench/manuals.py fetches them from Debian's documentation packages: the R "
+            "language definition, FAQ, installation and data import guides, GLPK's reference "
+            "and its MathProg reference, the manuals of gnuplot and Asymptote, the Debian "
+            "Reference); docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",

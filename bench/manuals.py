@@ -2,9 +2,11 @@
 
 `bench/data/manuals_blind.jsonl` asks about five of them: a language definition, a FAQ, a
 modeling language's reference, a plotting program's manual and a system administrator's
-guide. They are not in `../shared/corpus`; `fetch_manuals` downloads each package with
-`apt-get download` (its pinned version), takes the PDF out with `dpkg-deb`, and checks it
-against its recorded digest, so every run reads the same bytes.
+guide; `bench/data/manuals_blind2.jsonl` about four more: a graphics language's manual, a C
+library's reference, an installation guide and a data import guide. They are not in
+`../shared/corpus`; `fetch_manuals` downloads each package with `apt-get download` (its
+pinned version), takes the PDF out with `dpkg-deb`, and checks it against its recorded
+digest, so every run reads the same bytes.
 
 Run alone, it fetches them: `python -m bench.manuals`.
 """
@@ -54,6 +56,22 @@ SOURCES = (
     Manual(
         "debian-reference-en", "2.100", "./usr/share/debian-reference/debian-reference.en.pdf",
         "32775deeca0770ac25282b0c894cbaae83f4dd4ab00e891b94e8f009c0366728",
+    ),
+    Manual(
+        "asymptote-doc", "2.85+ds-1", "./usr/share/doc/asymptote/asymptote.pdf",
+        "e17165321f74a5ec1b884cf20773cc43361df8f7fc707b071debf4ef707de051",
+    ),
+    Manual(
+        "glpk-doc", "5.0-1", "./usr/share/doc/glpk-doc/glpk.pdf",
+        "002d0328518a17b58919a2860b7f72d52594a73008f72c85f0dd70dfa138250f",
+    ),
+    Manual(
+        "r-doc-pdf", "4.2.2.20221110-2", "./usr/share/R/doc/manual/R-admin.pdf",
+        "50e256b5f873bbee4c8482df3754fa8654f02ef693409fe5e30b2f114e3efe9f",
+    ),
+    Manual(
+        "r-doc-pdf", "4.2.2.20221110-2", "./usr/share/R/doc/manual/R-data.pdf",
+        "9381a39ffeb8545a745c2618ba955b4ae4e10b9c8373cd5bc1984fff8318f8ca",
     ),
 )  # fmt: skip
 
