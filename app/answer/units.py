@@ -64,7 +64,10 @@ _PARAGRAPH_BREAK = re.compile(r"\n\s*\n")
 _LINE = re.compile(r"[^\n]+")
 _COMPLETE = re.compile(rf"[.!\u2026\u3002\uff01][{CLOSERS}\u300d\u300f\uff09]*$")
 _QUESTION = re.compile(rf"[?\uff1f][{CLOSERS}\u300d\u300f\uff09]*$")
-_LEAD_IN = re.compile(r":$")
+_LEAD_IN = re.compile(r":$|\b(?:as follows|the following)\.$", re.I)
+"""A sentence that says what follows is what it announces: one ending in a colon, or in "as
+follows." or "the following." ("you should configure APT with its configuration parameter as
+the following." over the line that sets it)."""
 _CODE_LINE = re.compile(r"[>$] \S.*|[A-Za-z_][\w.]*\(.*\)")
 """A line of code a manual shows on its own: a command after its prompt ("> help(solve)"), or a
 call ("sqrt(-17+0i)")."""
@@ -93,16 +96,19 @@ _ENDS_DATED = re.compile(r"\b(?:19|20)\d\d$")
 2023"."""
 _ANAPHORA = re.compile(
     r"^(?:(?:These|Those|Such)\s+[a-z]+\b(?! of\b)|For (?:example|instance),|In addition,|"
-    r"Additionally,|Specifically,)"
+    r"Additionally,|Specifically,|(?:This|That|It) (?:is|was) (?:\w+ ){0,3}\w+\.$|"
+    r"Otherwise\b|(?:If|When|Unless) (?:no )?such\b)"
 )
 """A sentence that names its subject only by pointing back ("These strategies enable the
 model to process sequences of up to 131,072 tokens"), that gives an example of the one before
 ("For example, conduct scanning at write, ..."), or that adds to it or details it ("In
 addition, movements in foreign exchange rates had an adverse impact ..." after a decrease's
-main causes; "Specifically, these decreases are driven by ..."), is quoted with the sentence
-before it, which says what they are. Singular "This ..." often names the document itself
-("This proposed AD would apply ..."): joined too, it made two wrong answers confident on
-bench/data."""
+main causes; "Specifically, these decreases are driven by ..."), or that only says what the
+one before is ("The empty option causes filled areas not to be filled. This is the
+default."), or that says what happens otherwise ("If no such row exists, the routine returns
+0."), is quoted with the sentence before it, which says what they are. Singular "This ..." in
+a longer sentence often names the document itself ("This proposed AD would apply ..."):
+joined too, it made two wrong answers confident on bench/data."""
 _CHANGE_ANAPHORA = re.compile(
     r"^(?:(?:For|In|During) [^,.]{0,60}?(?:19|20)\d\d\s?,\s+)?(?:The|the|This|this) "
     r"(?:(?:projected|expected|anticipated|overall|net|year-over-year) )?"
@@ -137,6 +143,10 @@ _MARK = rf"(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])"
 """What opens a list item: a bullet, "1.", "(a)"."""
 _ITEM_MARK = re.compile(rf"^{_MARK}\s")
 _BARE_MARK = re.compile(_MARK)
+_ITEM_AFTER_SEMICOLON = re.compile(rf";[ \t]*\n\s*(?={_MARK}\s)")
+"""Where an item that ends in a semicolon ends, the next one starting the next line ("1. The
+current directory;" / "2. A list of one or more directories ...;"): the sentence splitter
+reads on past a semicolon."""
 _MARKED_LINE = re.compile(rf"^[ \t]*{_MARK}\s", re.M)
 _SERIES = re.compile(rf"[,;\u3001][^,;\u3001]+[,;\u3001]|^\s*[{_BULLETS}]\s", re.M)
 _WORD = re.compile(rf"[{CJK_LETTERS}]{{1,2}}|(?:(?![{CJK_LETTERS}])\w)+")
@@ -182,7 +192,7 @@ def claim_units(
     then quoted with that header, whatever lines stand above them in the chunk.
     """
     if table_header_end is None:
-        rows = row_units(content)
+        rows = row_units(content) or word_rows(content)
     else:
         rows = table_row_units(content, table_header_end)
     row_lines = [unit.parts[-1] for unit in rows]
@@ -289,6 +299,42 @@ def row_units(content: str) -> list[Unit]:
         parts = [*title, *header, *([lines[label]] if label is not None else []), lines[i]]
         units.append(Unit(tuple(_merged(parts, content)), "row"))
     return units
+
+
+MIN_WORD_ROWS = 2
+"""Rows under a header line that make a table of words."""
+MAX_WORD_HEADER_WORDS = 6
+
+
+def word_rows(content: str) -> list[Unit]:
+    """Returns a unit per row of each table of words in `content`, with its header line: a
+    paragraph of a short header and at least MIN_WORD_ROWS rows, every line of it short, of
+    hardly a function word and ending no sentence, as a manual's table of terms and what they
+    mean ("type meaning (historic Unix definition)" / "ctime the file status change time (ls
+    -lc)") or of names ("CPU Versions Provider" / "armel wheezy Johannes Ranke"). Their lines
+    end in no stop, so no sentence holds them."""
+    units = []
+    for block in _paragraph_lines(content):
+        texts = [_text(content, line) for line in block]
+        if (
+            len(block) > MIN_WORD_ROWS
+            and len(texts[0].split()) <= MAX_WORD_HEADER_WORDS
+            and all(table_like(text) and len(text.split()) > 1 for text in texts)
+        ):
+            header = block[0]
+            units += [Unit((header, row), "row") for row in block[1:]]
+    return units
+
+
+def _paragraph_lines(content: str) -> list[list[Span]]:
+    """Returns the lines of each paragraph of `content` (lines that no blank line parts)."""
+    paragraphs: list[list[Span]] = []
+    for line in line_spans(content):
+        if paragraphs and content[paragraphs[-1][-1][1] : line[0]].count("\n") == 1:
+            paragraphs[-1].append(line)
+        else:
+            paragraphs.append([line])
+    return paragraphs
 
 
 def _titles(line: str) -> bool:
@@ -620,11 +666,15 @@ def _goes_on(content: str, following: list[Span]) -> bool:
 
 
 def _lead_ins_apart(text: str, spans: list[Span]) -> list[Span]:
-    """Returns the spans with each one cut after a colon that ends a line: a lead-in ends
-    there, and its first item starts the next line."""
+    """Returns the spans with each one cut after a colon that ends a line, where a lead-in ends
+    and its first item starts the next line, and after a semicolon that ends an item before
+    the next one's mark."""
     cut: list[Span] = []
     for start, end in spans:
-        for found in _LINE_END_COLON.finditer(text, start, end):
+        ends = [*_LINE_END_COLON.finditer(text, start, end)]
+        # The next item's mark may end the span: its lookahead reads past the span's end.
+        ends += (m for m in _ITEM_AFTER_SEMICOLON.finditer(text, start) if m.start() < end)
+        for found in sorted(ends, key=lambda found: found.start()):
             cut.append((start, found.start() + 1))
             start = found.end()
         cut.append((start, end))

@@ -676,3 +676,69 @@ def test_a_titled_paragraph_is_no_list_of_its_sentences() -> None:
     ]
     marked = "Key Features of the Library:\n• Portable to any C89 system.\n• No POSIX needed."
     assert [kind for kind, _ in shown(marked)] == ["list"]
+
+
+def test_a_table_of_words_is_quoted_row_by_row_under_its_header() -> None:
+    content = (
+        "type meaning (historic Unix definition)\n"
+        "mtime the file modification time (ls -l)\n"
+        "ctime the file status change time (ls -lc)\n"
+        "atime the last file access time (ls -lu)\n\n"
+        "Note ctime is not file creation time."
+    )
+    assert shown(content) == [
+        ("row", "type meaning (historic Unix definition) mtime the file modification time (ls -l)"),
+        (
+            "row",
+            "type meaning (historic Unix definition) ctime the file status change time (ls -lc)",
+        ),
+        ("row", "type meaning (historic Unix definition) atime the last file access time (ls -lu)"),
+        ("sentence", "Note ctime is not file creation time."),
+    ]
+
+
+def test_short_lines_of_prose_make_no_table() -> None:
+    content = "We propose a new\nmethod for tracing the\nloops of a program and compiling\nthem."
+    assert [kind for kind, _ in shown(content)] == ["sentence"]
+
+
+def test_a_sentence_ending_as_the_following_is_quoted_with_what_follows() -> None:
+    content = (
+        "If you want to limit the download bandwidth for APT, you should configure APT with "
+        'its configuration parameter as the following.\n\nAPT::Acquire::http::Dl-Limit "800";'
+    )
+    [(kind, text)] = shown(content)
+    assert kind == "list"
+    assert text.endswith('as the following. APT::Acquire::http::Dl-Limit "800";')
+
+
+def test_a_sentence_saying_only_what_the_one_before_is_goes_with_it() -> None:
+    content = (
+        "The empty option causes filled areas not to be filled. This is the default. The solid "
+        "option causes filling with a solid color."
+    )
+    assert [text for _, text in shown(content)] == [
+        "The empty option causes filled areas not to be filled. This is the default.",
+        "The solid option causes filling with a solid color.",
+    ]
+
+
+def test_items_ending_in_semicolons_are_each_an_item_of_the_list() -> None:
+    content = (
+        "In looking for Asymptote files, asy will search the following paths, in the order "
+        "listed:\n\n1. The current directory;\n2. A list of directories specified by the "
+        "environment variable ASYMPTOTE_DIR;\n3. The directory specified by ASYMPTOTE_HOME;\n"
+        "4. The Asymptote system directory."
+    )
+    [(kind, text)] = shown(content)
+    assert kind == "list"
+    assert all(name in text for name in ("current", "ASYMPTOTE_DIR", "ASYMPTOTE_HOME", "system"))
+
+
+@pytest.mark.parametrize(
+    "after",
+    ["If no such row exists, the routine returns 0.", "Otherwise, it returns 0."],
+)
+def test_what_happens_otherwise_goes_with_the_sentence_before(after: str) -> None:
+    before = "The routine glp_find_row returns the ordinal number of the row with that name."
+    assert [text for _, text in shown(f"{before} {after}")] == [f"{before} {after}"]
