@@ -314,7 +314,9 @@ def word_rows(content: str) -> list[Unit]:
     -lc)") or of names ("CPU Versions Provider" / "armel wheezy Johannes Ranke"). Their lines
     end in no stop, so no sentence holds them."""
     units = []
-    for block in _paragraph_lines(content):
+    lines = line_spans(content)
+    for start, stop in paragraph_spans(content, None):
+        block = [line for line in lines if start <= line[0] < stop]
         texts = [_text(content, line) for line in block]
         if (
             len(block) > MIN_WORD_ROWS
@@ -324,17 +326,6 @@ def word_rows(content: str) -> list[Unit]:
             header = block[0]
             units += [Unit((header, row), "row") for row in block[1:]]
     return units
-
-
-def _paragraph_lines(content: str) -> list[list[Span]]:
-    """Returns the lines of each paragraph of `content` (lines that no blank line parts)."""
-    paragraphs: list[list[Span]] = []
-    for line in line_spans(content):
-        if paragraphs and content[paragraphs[-1][-1][1] : line[0]].count("\n") == 1:
-            paragraphs[-1].append(line)
-        else:
-            paragraphs.append([line])
-    return paragraphs
 
 
 def _titles(line: str) -> bool:
