@@ -192,6 +192,8 @@ def claim_units(
     then quoted with that header, whatever lines stand above them in the chunk.
     """
     if table_header_end is None:
+        # A table of figures has lines of words too (its headers and section labels): a chunk
+        # with rows of figures holds no table of words.
         rows = row_units(content) or word_rows(content)
     else:
         rows = table_row_units(content, table_header_end)
