@@ -663,10 +663,12 @@ def _lead_ins_apart(text: str, spans: list[Span]) -> list[Span]:
     and its first item starts the next line, and after a semicolon that ends an item before
     the next one's mark."""
     cut: list[Span] = []
+    # Read over the whole text: the next item's mark may end a span, past which the lookahead
+    # reads.
+    items_after_semicolons = list(_ITEM_AFTER_SEMICOLON.finditer(text))
     for start, end in spans:
         ends = [*_LINE_END_COLON.finditer(text, start, end)]
-        # The next item's mark may end the span: its lookahead reads past the span's end.
-        ends += (m for m in _ITEM_AFTER_SEMICOLON.finditer(text, start) if m.start() < end)
+        ends += (m for m in items_after_semicolons if start <= m.start() and m.end() < end)
         for found in sorted(ends, key=lambda found: found.start()):
             cut.append((start, found.start() + 1))
             start = found.end()
