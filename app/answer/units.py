@@ -35,7 +35,9 @@ MIN_WORDS = 4
 
 MAX_LIST_ITEMS = 8
 MAX_LIST_CHARS = 700
-"""A lead-in takes at most this many items, of at most this much text together."""
+"""A lead-in takes at most this many items, of at most this much text together; twice as
+much for a list that counts its items (announced_count) or numbers them (numbered_list), whose
+last item the reader is told of."""
 
 MAX_HEADER_CHARS = 240
 """A row's column headers: at most this much of the lines above the table's first row."""
@@ -194,7 +196,7 @@ def claim_units(
     if table_header_end is None:
         # A table of figures has lines of words too (its headers and section labels): a chunk
         # with rows of figures holds no table of words.
-        rows = row_units(content) or word_rows(content)
+        rows = (row_units(content) or word_rows(content)) + term_rows(content, page_break)
     else:
         rows = table_row_units(content, table_header_end)
     row_lines = [unit.parts[-1] for unit in rows]
@@ -330,6 +332,67 @@ def word_rows(content: str) -> list[Unit]:
     return units
 
 
+_TERM = re.compile(
+    r"-{1,2}[A-Za-z][\w-]*(?:=\S+| [a-z]\w*)?(?:, --?[A-Za-z][\w-]*(?:=\S+| [a-z]\w*)?)*"
+    # an option: "--enable-memory-profiling", "--x-includes=DIR", "-o filename, --output filename"
+    r"|[A-Z][A-Z\d]*_[A-Z\d_]*|[A-Z]{2,}[A-Z\d]*"  # a variable: "SHLIB_CFLAGS", "CPICFLAGS"
+    r"|[a-z][a-z\d]*_[\w]*(?:\(\))?"  # a parameter or function: "tol_int", "mip_gap"
+)
+"""A term of a manual's list of options, variables or parameters, written as code."""
+_TERM_LINE = re.compile(rf"(?P<term>{_TERM.pattern})(?:\s+(?P<meaning>[a-z]{{2,}}\s.*))?")
+MAX_MEANING_LINES = 3
+"""A term's description in a list of terms: a few lines at most."""
+MIN_TERM_ROWS = 2
+"""Terms, each with its description, that make a list of terms."""
+
+
+def term_rows(content: str, page_break: int | None) -> list[Unit]:
+    """Returns a unit per term of each list of terms in `content` whose description ends in no
+    stop, the term with it: a manual's options, variables or parameters, each written as code
+    on a line of its own and described below it ("--enable-memory-profiling" / "attempt to
+    compile support for Rprofmem() and tracemem() [no]"), or beside it when the term is short
+    ("FFLAGS debugging and optimization flags, fixed-form Fortran"). No sentence holds them,
+    and the description alone never names its term. At least MIN_TERM_ROWS in the chunk."""
+    rows: list[Unit] = []
+    paragraphs = paragraph_spans(content, page_break)
+    for index, (start, stop) in enumerate(paragraphs):
+        text = content[start:stop]
+        if "\n" in text or _COMPLETE.search(text):
+            continue
+        found = _TERM_LINE.fullmatch(text.strip())
+        if found is None:
+            continue
+        if found.group("meaning"):
+            # An option beside its description is a row of row_units' already.
+            if _describes(found.group("meaning")) and row_kind(text) != "option":
+                rows.append(Unit(((start, stop),), "row"))
+            continue
+        if index + 1 == len(paragraphs):
+            continue
+        below = paragraphs[index + 1]
+        meaning = content[slice(*below)]
+        if (
+            meaning.count("\n") < MAX_MEANING_LINES
+            and _describes(meaning)
+            and not _COMPLETE.search(meaning)
+            and _TERM_LINE.fullmatch(meaning.strip()) is None
+        ):
+            rows.append(Unit(((start, stop), below), "row"))
+    return rows if len(rows) >= MIN_TERM_ROWS else []
+
+
+def _describes(meaning: str) -> bool:
+    """Whether the text beside or below a term may describe it: words, not a list's item or a
+    line of figures ("ROE" over "• Total Markets revenue of $9.1 billion, up 25%,")."""
+    words = [word for word in _WORD.findall(meaning) if word.isalpha()]
+    return (
+        len(words) >= MIN_WORDS
+        and not _ITEM_MARK.match(meaning.lstrip())
+        and not _LEAD_IN.search(meaning.rstrip())
+        and not any(row_kind(line) for line in meaning.splitlines())
+    )
+
+
 def _titles(line: str) -> bool:
     """Whether a line announces the table below it: a short line of words ending in a colon
     (not the "2018:" that ends a sentence begun on the lines before)."""
@@ -433,7 +496,12 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
         if _LEAD_IN.search(text) and (len(words) >= MIN_WORDS or said_before):
             if any(end <= a <= end + MAX_LIST_CHARS for a, _ in row_lines):
                 continue  # it introduces a table, whose rows are units of their own
-            items = _list_items(content, sentences[index + 1 :])
+            following = sentences[index + 1 :]
+            told_last = announced_count(text) is not None or (
+                bool(following) and numbered_list(content[slice(*following[0])])
+            )
+            room_chars = 2 * MAX_LIST_CHARS if told_last else MAX_LIST_CHARS
+            items = _list_items(content, following, room_chars=room_chars)
             if items and _is_title(text) and not _ITEM_MARK.match(content[slice(*items[0])]):
                 # A titled paragraph ("Description of the Company:" over the company's
                 # segments): its sentences say what they say alone, the title nothing.
@@ -714,6 +782,17 @@ def _list_items(
             break
         items.append((start, end))
     return items
+
+
+_NUMBERED_LINE = re.compile(r"^[ \t]*\(?1[.)]\s", re.M)
+
+
+def numbered_list(text: str) -> bool:
+    """Whether `text` holds a list whose items are numbered, a line opening with "1." or
+    "(1)": an order of steps or places ("asy will search the following paths, in the order
+    listed: 1. The current directory; ... 5. The Asymptote examples directory"), read to its
+    last number."""
+    return _NUMBERED_LINE.search(text) is not None
 
 
 def item_texts(content: str, parts: Sequence[Span]) -> list[str]:

@@ -697,6 +697,38 @@ def test_a_table_of_words_is_quoted_row_by_row_under_its_header() -> None:
     ]
 
 
+def test_a_list_of_terms_is_quoted_term_by_term_with_each_description() -> None:
+    # R-admin's configure options and variables, each term on a line of its own (a paragraph
+    # apart, as PyMuPDF reads the indent) or beside a short description, none with a stop.
+    content = (
+        "--enable-R-profiling\n\nattempt to compile support for Rprof() [yes]\n\n"
+        "--enable-memory-profiling\n\nattempt to compile support for Rprofmem() and tracemem() "
+        "[no]\n\nFFLAGS debugging and optimization flags, fixed-form Fortran\n\n"
+        "Variables such as CPICFLAGS are determined where possible by configure."
+    )
+    assert shown(content) == [
+        ("row", "--enable-R-profiling attempt to compile support for Rprof() [yes]"),
+        (
+            "row",
+            "--enable-memory-profiling attempt to compile support for Rprofmem() and tracemem() "
+            "[no]",
+        ),
+        ("row", "FFLAGS debugging and optimization flags, fixed-form Fortran"),
+        ("sentence", "Variables such as CPICFLAGS are determined where possible by configure."),
+    ]
+
+
+def test_a_lone_term_a_heading_or_a_bullet_under_a_term_makes_no_list_of_terms() -> None:
+    one = "--enable-R-shlib\n\nbuild R as a shared/dynamic library [no]"
+    assert shown(one) == []
+    # JPMorgan's highlights: a measure's name over a bullet of figures.
+    bullets = (
+        "ROE\n\n• Total Markets revenue of $9.1 billion, up 25%,\n\n"
+        "CIB\n\n• Average loans down 7%; debit and credit card sales up"
+    )
+    assert [kind for kind, _ in shown(bullets)] == []
+
+
 def test_short_lines_of_prose_make_no_table() -> None:
     content = "We propose a new\nmethod for tracing the\nloops of a program and compiling\nthem."
     assert [kind for kind, _ in shown(content)] == ["sentence"]

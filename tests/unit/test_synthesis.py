@@ -946,6 +946,57 @@ def test_a_list_whose_lead_in_counts_its_items_is_quoted_to_its_last(
     assert all(theme in answer.text for theme in themes)
 
 
+def test_a_claim_that_lacks_what_was_asked_goes_on_though_another_is_best(
+    embedder: Embedder,
+) -> None:
+    # R's data import guide: the best claim is off the point, the second tells the trouble and
+    # the sentence after it how to mend it.
+    quoting = chunk(
+        1,
+        '"one more" can be read by read.table("testfile", sep = ",") This does not work with '
+        "the default separator.",
+    )
+    white_space = chunk(
+        2,
+        "To read such files set fill = TRUE.\n\n7. White space in character fields\nIf a "
+        "separator is specified, leading and trailing white space in character fields is "
+        "regarded as part of the field. To strip the space, use argument strip.white = TRUE.",
+    )
+    answer = synthesize(
+        "When read.table uses a separator, leading and trailing spaces stay in character "
+        "fields; how do I remove them?",
+        [white_space, quoting],
+        [white_space, quoting],
+        embedder,
+    )
+    texts = [claim.text for claim in answer.claims]
+    assert texts[0].startswith('"one more" can be read')
+    assert texts[1].endswith("is regarded as part of the field.")
+    assert texts[2] == "To strip the space, use argument strip.white = TRUE."
+
+
+def test_a_numbered_list_is_quoted_to_its_last_number(embedder: Embedder) -> None:
+    places = ["current", "configured", "home", "system", "examples"]
+    items = [
+        f"{number}. The {place} directory, which is searched for Asymptote files when asy "
+        f"is run (by default, /usr/share/asymptote/{place} under UNIX and C:\\Program Files"
+        f"\\Asymptote\\{place} under MSDOS);"
+        for number, place in enumerate(places, start=1)
+    ]
+    lead_in = (
+        "In looking for Asymptote files, asy will search the following paths, in the order "
+        "listed:\n" + "\n".join(items[:4])
+    )
+    answer = answered_over_two_chunks(
+        "Where does asy look for Asymptote files, and in what order?",
+        lead_in,
+        items[4],
+        embedder,
+    )
+    assert len(lead_in) > MAX_LIST_CHARS  # past a list's room without its numbers
+    assert all(f"The {place} directory" in answer.text for place in places)
+
+
 def test_a_why_question_reads_the_prose_under_a_ranked_table(embedder: Embedder) -> None:
     caption = "Presented in the table below is a summary of the capital expenditures by category:"
     rows = (
