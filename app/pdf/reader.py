@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +73,11 @@ MAX_OCR_SIDE = 2000
 """Pixels on the longer side of a page rendered for OCR: the engine shrinks larger images to
 this before detection anyway, so rendering more would only cost memory."""
 
+MAX_UNDERSCORE_HEIGHT = 1.0
+MIN_UNDERSCORE_WIDTH = 1.0
+MAX_UNDERSCORE_WIDTH = 8.0
+"""Points: a rule TeX draws for an underscore ("tol_int", "asn1_write_value"), which the font
+of its code lacks, is a short stroke at the baseline."""
 COVERAGE_GRID = 64
 """Cells per side of the grid on which image rectangles are unioned."""
 
@@ -290,7 +296,7 @@ def _text_layer(page: pymupdf.Page, raw: dict[str, Any]) -> PageText:
     """Returns the page's text layer in reading order."""
     # PyMuPDF reads text on the unrotated page; citelock reads it as shown, like the renders.
     turn = page.rotation_matrix if page.rotation else None
-    upright, rotated = _fragments(raw["blocks"], turn)
+    upright, rotated = _fragments(raw["blocks"], turn, _underscore_rules(page))
     # Rotated lines are margin stamps (arXiv ids, print-shop slugs): read them last.
     composed = compose_text(reading_order(upright, page.rect.width) + rotated)
     width, height = page.rect.width, page.rect.height
@@ -311,18 +317,25 @@ def _text_layer(page: pymupdf.Page, raw: dict[str, Any]) -> PageText:
 
 
 def _fragments(
-    blocks: list[dict[str, Any]], turn: pymupdf.Matrix | None
+    blocks: list[dict[str, Any]],
+    turn: pymupdf.Matrix | None,
+    underscores: Mapping[int, list[Rect]],
 ) -> tuple[list[Fragment], list[Fragment]]:
     """Returns the text lines of rawdict blocks as fragments: upright ones, then rotated ones.
 
     With `turn` (a page's rotation matrix), boxes and directions are turned as displayed.
+    A space over one of the `underscores` (_underscore_rules) is the underscore it shows.
     """
     upright: list[Fragment] = []
     rotated: list[Fragment] = []
     for number, block in enumerate(blocks):
         for line in block.get("lines", ()):
             spans = line["spans"]
-            glyphs = ((char["c"], char["bbox"]) for span in spans for char in span["chars"])
+            chars = [char for span in spans for char in span["chars"]]
+            glyphs = (
+                (_drawn(chars, index, underscores), char["bbox"])
+                for index, char in enumerate(chars)
+            )
             if turn is not None:
                 glyphs = ((char, _turn_box(box, turn)) for char, box in glyphs)
             size = max((span["size"] for span in spans), default=0.0)
@@ -334,6 +347,65 @@ def _fragments(
                 cos, sin = cos * turn.a + sin * turn.c, cos * turn.b + sin * turn.d
             (upright if cos > 0.99 and abs(sin) < 0.01 else rotated).append(fragment)
     return upright, rotated
+
+
+def _underscore_rules(page: pymupdf.Page) -> dict[int, list[Rect]]:
+    """Returns the page's underscores drawn as rules, by the point their y rounds down to: where
+    TeX draws an underscore as a rule (its typewriter fonts and texinfo's code lack the glyph),
+    PyMuPDF reads a space, and "asn1_write_value" reads "asn1 write value". Such a rule is short
+    and stands alone: a link's underline, drawn word by word, runs on into the next rule ("Table
+    of Contents" in a filing)."""
+    thin = sorted(
+        (y0, x0, x1)
+        for x0, y0, x1, y1 in (
+            drawing["rect"]
+            for drawing in page.get_cdrawings()  # type: ignore[no-untyped-call]
+        )
+        if y1 - y0 <= MAX_UNDERSCORE_HEIGHT and x1 > x0
+    )
+    heights = [y for y, _, _ in thin]
+    rules: dict[int, list[Rect]] = {}
+    for index, (y, x0, x1) in enumerate(thin):
+        if not MIN_UNDERSCORE_WIDTH <= x1 - x0 <= MAX_UNDERSCORE_WIDTH:
+            continue
+        row = range(bisect_left(heights, y - RULE_SLACK), bisect_right(heights, y + RULE_SLACK))
+        if not any(
+            thin[other][1] <= x1 + RULE_SLACK and thin[other][2] >= x0 - RULE_SLACK
+            for other in row
+            if other != index
+        ):
+            rules.setdefault(int(y), []).append((x0, y, x1, y))
+    return rules
+
+
+def _drawn(chars: list[dict[str, Any]], index: int, underscores: Mapping[int, list[Rect]]) -> str:
+    """Returns the character at `index` of a line's rawdict `chars`: "_" for a space between
+    two letters or digits with an underscore's rule inside its box, in its lower half (not a
+    form's blank after "(408)")."""
+    char = chars[index]["c"]
+    if (
+        char != " "
+        or not underscores
+        or index == 0
+        or index + 1 == len(chars)
+        or not all(_in_name(chars[at]["c"]) for at in (index - 1, index + 1))
+    ):
+        return str(char)
+    x0, y0, x1, y1 = chars[index]["bbox"]
+    low = y0 + (y1 - y0) / 2
+    for row in range(int(low), int(y1) + 1):
+        for rx0, ry0, rx1, _ in underscores.get(row, ()):
+            if rx0 >= x0 - RULE_SLACK and rx1 <= x1 + RULE_SLACK and low <= ry0 <= y1 + RULE_SLACK:
+                return "_"
+    return str(char)
+
+
+def _in_name(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+RULE_SLACK = 0.5
+"""Points a rule may stand past the box of the space it shows in."""
 
 
 def _all_bold(spans: list[dict[str, Any]]) -> bool:

@@ -139,6 +139,18 @@ def test_gap_without_a_space_gets_an_inserted_space() -> None:
     assert extracted.line_ids[0] == extracted.line_ids[6]
 
 
+def test_an_underscore_drawn_as_a_rule_is_read_as_one() -> None:
+    # TeX's typewriter fonts lack "_": texinfo draws a short rule where PyMuPDF reads a space.
+    page = pymupdf.open().new_page()
+    page.insert_text((72, 72), "double tol int (default: 1e-5)", fontname="cour", fontsize=10)
+    page.draw_line((132.5, 72.8), (137.5, 72.8), width=0.4)  # under the space after "tol"
+    # A link underlined word by word: the rule under its space runs on into its words'.
+    page.insert_text((72, 100), "See Table of Contents", fontname="cour", fontsize=10)
+    for x0, x1 in ((96, 126), (126, 132), (132, 144)):
+        page.draw_line((x0, 100.8), (x1, 100.8), width=0.4)
+    assert extract_page(page).text == "double tol_int (default: 1e-5)\n\nSee Table of Contents"
+
+
 def test_rotated_margin_text_is_read_last() -> None:
     page = pymupdf.open().new_page()
     page.insert_text((30, 700), "arXiv:0000.00000v1", fontsize=9, rotate=90)
