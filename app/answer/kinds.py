@@ -41,6 +41,9 @@ _FOUND = {
     ),
     Asked.AMOUNT: re.compile(
         rf"(?<![\w.]){_NOT_NOTE}[$\u20ac\u00a3]?\s?\d[\d,]*(?:\.\d+)?\s?[%xX]?[KMBT]?"
+        # A magnitude without a figure: "The storage capacity of these file systems is often
+        # measured in petabytes and can reach up to exabytes."
+        r"|\b(?i:kilo|mega|giga|tera|peta|exa|zetta)(?:bytes|flops|watts)\b"
     ),
     Asked.DATE: re.compile(
         rf"\b{MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?(?:\s+\d{{4}})?|\b\d{{1,2}}\s+{MONTH}"

@@ -232,6 +232,13 @@ def test_figures_the_question_names_are_not_an_answer() -> None:
     assert holds_kind("Comments must be received by October 13, 2020.", date, "When?")
 
 
+def test_a_magnitude_without_a_figure_is_an_amount() -> None:
+    query = "How large can the file systems of an HPC data storage zone get?"
+    kinds = asked_kinds(query)
+    assert holds_kind("Their capacity is often measured in petabytes.", kinds, query)
+    assert not holds_kind("They store the images of the compute nodes.", kinds, query)
+
+
 @pytest.mark.parametrize(
     ("query", "text", "holds"),
     [
