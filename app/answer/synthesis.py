@@ -228,10 +228,10 @@ The rarity asks what likeness cannot: "What is the population of Germany?" lies 
 of EU countries' populations that never names Germany. Fitted on bench/data: of the 47
 questions the documents do not answer, 4 pass; of the 79 of 120 answered right with no floor,
 78 do (a floor of likeness alone at 0.66 kept 73 for 5 of the 47; 0.50 to 0.55 and 0.45 all
-give the same). The term floor was 0.45 until session 47: at 0.40 six more questions of bench/data
-are answered right, the chunk holding the question's rarest terms but not its paraphrase ("how
-do I stop a one-row subset of a matrix from being turned into a plain vector?" over the R FAQ's
-`drop = FALSE`, 0.43), seven more answered wrong under TRUSTED, none of the 47 answered."""
+give the same). The term floor was 0.45 until session 47: at 0.40 six more answers of bench/data
+are right, their chunk holding the question's rarest terms but not its paraphrase ("how do I
+stop a one-row subset of a matrix from being turned into a plain vector?" over the R FAQ's
+`drop = FALSE`, 0.43); seven more are wrong, all under TRUSTED; none of the 47 is answered."""
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,8 @@ MIN_UNDERSCORE_WIDTH = 1.0
 MAX_UNDERSCORE_WIDTH = 8.0
 """Points: a rule TeX draws for an underscore ("tol_int", "asn1_write_value"), which the font
 of its code lacks, is a short stroke at the baseline."""
+RULE_SLACK = 0.5
+"""Points a rule may stand past the box of the space it shows in, or from another rule."""
 COVERAGE_GRID = 64
 """Cells per side of the grid on which image rectangles are unioned."""
 
@@ -402,10 +404,6 @@ def _drawn(chars: list[dict[str, Any]], index: int, underscores: Mapping[int, li
 
 def _in_name(char: str) -> bool:
     return char.isalnum() or char == "_"
-
-
-RULE_SLACK = 0.5
-"""Points a rule may stand past the box of the space it shows in."""
 
 
 def _all_bold(spans: list[dict[str, Any]]) -> bool:
