@@ -388,7 +388,7 @@ def synthesize(
     said = [_flat(unit.text) for unit in chosen]
     for unit in chosen:
         quoted = _quoted(unit, unit.confidence)
-        if not selected and _announces(unit):
+        if not selected and (_announces(unit) or _defined_next(unit, query)):
             quoted[1:1] = _going_on(unit, chosen, following)
         quotes += quoted
         if unit.lists and following is not None:
@@ -597,6 +597,23 @@ def _announces(unit: ScoredUnit) -> bool:
     """Whether a claim says that the answer exists rather than what it is: it echoes the
     question, lacks the kind of answer asked for, or names no series of the things asked."""
     return unit.echoes or unit.kind < 0 or unit.unlisted
+
+
+_DEFINING = re.compile(r"(?:An?|The) (?P<word>[^\W\d][\w-]*) (?:is|are|means|refers to)\b")
+"""A sentence that opens by saying what a thing is: "A region is an subprogram worth ..."."""
+
+
+def _defined_next(unit: ScoredUnit, query: str) -> bool:
+    """Whether the sentence after `unit` in its paragraph says what one of the question's
+    words is: "Suganuma et al. (18) described region-based compilation (RBC), a relative of
+    tracing." names what "What is region-based compilation ...?" asks, the next sentence
+    defines it ("A region is an subprogram worth optimizing that can include subsets of any
+    number of methods.")."""
+    found = _next_in_paragraph(unit.chunk, unit.parts[-1][1], None)
+    if found is None:
+        return False
+    defining = _DEFINING.match(shown_text(found[0].content, found[1]))
+    return defining is not None and bool(terms(defining.group("word")) & terms(query))
 
 
 def _going_on(

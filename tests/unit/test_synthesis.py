@@ -975,6 +975,29 @@ def test_a_claim_that_lacks_what_was_asked_goes_on_though_another_is_best(
     assert texts[2] == "To strip the space, use argument strip.white = TRUE."
 
 
+def test_a_claim_that_names_what_was_asked_goes_on_to_the_sentence_defining_it(
+    embedder: Embedder,
+) -> None:
+    related = chunk(
+        1,
+        "Suganuma et al. (18) described region-based compilation (RBC), a relative of "
+        "tracing. A region is a subprogram worth optimizing that can include subsets of any "
+        "number of methods. Thus, the compiler has more flexibility.",
+    )
+    answer = synthesize(
+        "What is region-based compilation as described in the related work?",
+        [related],
+        [related],
+        embedder,
+    )
+    texts = [claim.text for claim in answer.claims]
+    assert texts[:2] == [
+        "Suganuma et al. (18) described region-based compilation (RBC), a relative of tracing.",
+        "A region is a subprogram worth optimizing that can include subsets of any number of "
+        "methods.",
+    ]
+
+
 def test_a_numbered_list_is_quoted_to_its_last_number(embedder: Embedder) -> None:
     places = ["current", "configured", "home", "system", "examples"]
     items = [
