@@ -53,7 +53,6 @@ from app.answer.kinds import (
     year_asked,
 )
 from app.answer.units import (
-    MAX_LIST_CHARS,
     MAX_LIST_ITEMS,
     Span,
     Unit,
@@ -63,9 +62,9 @@ from app.answer.units import (
     holds_series,
     item_texts,
     last_counted,
+    list_room,
     list_runs_on,
     marked_items,
-    numbered_list,
     sentence_cut_at_end,
     sentence_ending_at_start,
 )
@@ -555,10 +554,7 @@ def _continued(unit: ScoredUnit, following: Following, said: list[str]) -> list[
     # A lead-in that counts its items ("centered on five central themes:") or numbers them is
     # quoted to its last, whatever room the items before took.
     announced = announced_count(unit.text)
-    told_last = announced is not None or any(
-        numbered_list(chunk.content[start:end]) for start, end in parts
-    )
-    room_chars = 2 * MAX_LIST_CHARS if told_last else MAX_LIST_CHARS
+    room_chars = list_room(unit.text, [chunk.content[start:end] for start, end in parts])
     quotes: list[Quote] = []
     for _ in range(FOLLOWING_CHUNKS):
         if not list_runs_on(chunk.content, parts):

@@ -35,9 +35,8 @@ MIN_WORDS = 4
 
 MAX_LIST_ITEMS = 8
 MAX_LIST_CHARS = 700
-"""A lead-in takes at most this many items, of at most this much text together; twice as
-much for a list that counts its items (announced_count) or numbers them (numbered_list), whose
-last item the reader is told of."""
+"""A lead-in takes at most this many items, of at most this much text together (twice as
+much for a list whose last item the reader is told of: list_room)."""
 
 MAX_HEADER_CHARS = 240
 """A row's column headers: at most this much of the lines above the table's first row."""
@@ -497,10 +496,7 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             if any(end <= a <= end + MAX_LIST_CHARS for a, _ in row_lines):
                 continue  # it introduces a table, whose rows are units of their own
             following = sentences[index + 1 :]
-            told_last = announced_count(text) is not None or (
-                bool(following) and numbered_list(content[slice(*following[0])])
-            )
-            room_chars = 2 * MAX_LIST_CHARS if told_last else MAX_LIST_CHARS
+            room_chars = list_room(text, [content[slice(*span)] for span in following[:1]])
             items = _list_items(content, following, room_chars=room_chars)
             if items and _is_title(text) and not _ITEM_MARK.match(content[slice(*items[0])]):
                 # A titled paragraph ("Description of the Company:" over the company's
@@ -787,12 +783,15 @@ def _list_items(
 _NUMBERED_LINE = re.compile(r"^[ \t]*\(?1[.)]\s", re.M)
 
 
-def numbered_list(text: str) -> bool:
-    """Whether `text` holds a list whose items are numbered, a line opening with "1." or
-    "(1)": an order of steps or places ("asy will search the following paths, in the order
-    listed: 1. The current directory; ... 5. The Asymptote examples directory"), read to its
-    last number."""
-    return _NUMBERED_LINE.search(text) is not None
+def list_room(lead_in: str, items: Sequence[str]) -> int:
+    """Returns how many characters a list's items may take together: MAX_LIST_CHARS, twice as
+    many where the reader is told of its last item, the lead-in counting them ("centered on
+    five central themes:", announced_count) or the items numbered, a line of them opening with
+    "1." or "(1)" ("asy will search the following paths, in the order listed: 1. The current
+    directory; ... 5. The Asymptote examples directory")."""
+    counted = announced_count(lead_in) is not None
+    numbered = any(_NUMBERED_LINE.search(item) for item in items)
+    return 2 * MAX_LIST_CHARS if counted or numbered else MAX_LIST_CHARS
 
 
 def item_texts(content: str, parts: Sequence[Span]) -> list[str]:
