@@ -173,9 +173,13 @@ DOCS_APART = (
     (DOCS_BLIND3, "docs_blind3"),
 )
 """(source, file in bench/data) of the question sets over the papers and manuals kept apart."""
-MANUALS_APART = (("manuals blind", "manuals_blind"), ("manuals blind 2", "manuals_blind2"))
-"""(source, file in bench/data) of the questions written blind in session 46 over the manuals no
-other set asks about (bench/manuals.py), asked over their own collection."""
+MANUALS_APART = (
+    ("manuals blind", "manuals_blind"),
+    ("manuals blind 2", "manuals_blind2"),
+    ("manuals blind 3", "manuals_blind3"),
+)
+"""(source, file in bench/data) of the questions written blind in sessions 46 and 48 over the
+manuals no other set asks about (bench/manuals.py), asked over their own collection."""
 APART = (
     OWN_FILING,
     METRICS,
@@ -516,8 +520,9 @@ def section(
         files, pages = sizes[MANUALS_COLLECTION]
         collections.append(
             f"the {files} manuals bench/manuals.py fetches from Debian's documentation "
-            f"packages ({pages:,} pages; `bench/data/manuals_blind.jsonl`'s and "
-            "`bench/data/manuals_blind2.jsonl`'s questions)"
+            f"packages ({pages:,} pages; `bench/data/manuals_blind.jsonl`'s, "
+            "`bench/data/manuals_blind2.jsonl`'s and `bench/data/manuals_blind3.jsonl`'s "
+            "questions)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

@@ -37,7 +37,7 @@ FINANCEBENCH = CORPUS / "eval" / "financebench_dev"
 DOCS_COLLECTION = "eval-docs"
 FINANCEBENCH_COLLECTION = "eval-financebench"
 MANUALS_COLLECTION = "eval-manuals"
-"""bench.manuals' nine manuals, for manuals_blind's and manuals_blind2's questions."""
+"""bench.manuals' sixteen manuals, for the manuals_blind sets' questions."""
 SEC10Q_COLLECTION = "eval-sec10q"
 """All 20 of docugami's 10-Qs, for sec10q_blind's and sec10q_blind2's questions (the docs
 collection holds 18)."""
@@ -85,8 +85,9 @@ def docs_questions(
     the 10-Qs ("10-Q"), their `file` under `root`: questions_docs' 120, docs_held's 30
     (session 21, written blind and kept from tuning), docs_blind's 24 (session 23, written
     blind), docs_blind2's 32 (session 25, written blind), docs_blind3's 20 (session 40,
-    written blind), or manuals_blind's 25 and manuals_blind2's 24 over bench.manuals' PDFs
-    (session 46, written blind over manuals no set had asked about)."""
+    written blind), or manuals_blind's 25 and manuals_blind2's 24 (session 46) and
+    manuals_blind3's 35 (session 48) over bench.manuals' PDFs, written blind over manuals no
+    set had asked about."""
     return [
         Question(
             id=row["id"],

@@ -3,8 +3,10 @@
 `bench/data/manuals_blind.jsonl` asks about five of them: a language definition, a FAQ, a
 modeling language's reference, a plotting program's manual and a system administrator's
 guide; `bench/data/manuals_blind2.jsonl` about four more: a graphics language's manual, a C
-library's reference, an installation guide and a data import guide. They are not in
-`../shared/corpus`; `fetch_manuals` downloads each package with `apt-get download` (its
+library's reference, an installation guide and a data import guide;
+`bench/data/manuals_blind3.jsonl` about seven more: a project's history, a tutorial's slides,
+a paper, a numerical library's guide, a language reference, a FAQ and a tool's guide. They
+are not in `../shared/corpus`; `fetch_manuals` downloads each package with `apt-get download` (its
 pinned version), takes the PDF out with `dpkg-deb`, and checks it against its recorded
 digest, so every run reads the same bytes.
 
@@ -72,6 +74,35 @@ SOURCES = (
     Manual(
         "r-doc-pdf", "4.2.2.20221110-2", "./usr/share/R/doc/manual/R-data.pdf",
         "9381a39ffeb8545a745c2618ba955b4ae4e10b9c8373cd5bc1984fff8318f8ca",
+    ),
+    Manual(
+        "debian-history", "2.28", "./usr/share/doc/debian-history/docs/project-history.en.pdf",
+        "d3d263affc69ec9c994fe1d06b3cf7dddb78f84e24849d87a4aefe3a4ed15e77",
+    ),
+    Manual(
+        "packaging-tutorial", "0.29", "./usr/share/doc/packaging-tutorial/packaging-tutorial.pdf",
+        "cc7c8684cf47b66bbec047f2a0d074e5a326848d8f9de8ab17daa19759e801ae",
+    ),
+    Manual(
+        "cvs", "2:1.12.13+real-28+deb12u1", "./usr/share/doc/cvs/cvs-paper.pdf",
+        "9086459bcb0017286416a9e24b606b556ecb33320b8ae94e75c3196399d2cdc1",
+    ),
+    Manual(
+        "libsuitesparse-doc", "1:5.12.0+dfsg-2",
+        "./usr/share/doc/libsuitesparse-dev/KLU_UserGuide.pdf",
+        "34103e8b5ed1e7957187a698cad35af78fbf271b7ca209226d65833baecd563a",
+    ),
+    Manual(
+        "systemtap-doc", "4.8-2", "./usr/share/doc/systemtap-doc/langref.pdf",
+        "c5651bc5a9dafd2557747cf86ced7fa425a390a942697ff432215931c42b8d42",
+    ),
+    Manual(
+        "nut-doc", "2.8.0-7", "./usr/share/doc/nut-doc/pdf/FAQ.pdf",
+        "e9408591b24d5576e65869daacad37878c059d6863186c12cc6f8f88eac0e9c7",
+    ),
+    Manual(
+        "blktrace", "1.2.0-5", "./usr/share/doc/blktrace/btt.pdf",
+        "9960dee2fac9e3d09efdffbe0b3ed5bdddbc087d23d209cc900c6aa54de681b4",
     ),
 )  # fmt: skip
 
