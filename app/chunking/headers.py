@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 
 from app.core.records import PageLines
 
@@ -112,7 +113,7 @@ def first_page_heading(page: PageLines) -> str | None:
     count = min(len(page.line_starts), FIRST_PAGE_LINES)
     if count == 0:
         return None
-    all_heights = page.line_boxes[:, 3] - page.line_boxes[:, 1]
+    all_heights = line_heights(page)
     heights = all_heights[:count]
     tallest = float(heights.max())
     if tallest < HEADING_SCALE * float(np.median(all_heights)):
@@ -127,6 +128,16 @@ def first_page_heading(page: PageLines) -> str | None:
     text = " ".join(page.text[page.line_starts[i] : page.line_ends[i]].strip() for i in run)
     text = " ".join(text.split())
     return text if is_real_title(text) else None
+
+
+def line_heights(page: PageLines) -> npt.NDArray[np.float32]:
+    """Returns how large each line of the page is set: its font size where the page says it,
+    else (a page read by OCR) its box's height, which a footnote's mark set above a line of
+    prose makes taller than a heading ("Specifically, UNIX1 kernel development ...")."""
+    if page.line_styles:
+        return np.array([style.size for style in page.line_styles], dtype=np.float32)
+    heights: npt.NDArray[np.float32] = page.line_boxes[:, 3] - page.line_boxes[:, 1]
+    return heights
 
 
 def filing_facts(pages: Sequence[PageLines]) -> str:

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
-from app.chunking.headers import HEADER_MAX_CHARS, context_header, is_real_title
+from app.chunking.headers import (
+    HEADER_MAX_CHARS,
+    context_header,
+    first_page_heading,
+    is_real_title,
+)
+from app.core.records import LineStyle, PageLines
 
 
 @pytest.mark.parametrize(
@@ -31,3 +38,32 @@ def test_context_header_joins_the_label_and_the_outline_path() -> None:
     assert context_header("Libtasn1", "Index", "Index") == "Libtasn1 > Index"
     assert context_header("", None, "Intro") == "Intro"
     assert len(context_header("T" * 300, "c", "s")) == HEADER_MAX_CHARS
+
+
+def test_a_footnotes_mark_makes_no_line_a_heading() -> None:
+    # The box of a line with a raised footnote mark ("UNIX1") is the tallest on the page; the
+    # title is set in the largest type.
+    lines = ["CVS II: Parallelizing Software Development", "Brian Berliner"]
+    lines += ["The program described in this paper fills a need."] * 6
+    lines += ["Specifically, UNIX1 kernel development is an excellent example."]
+    text = "\n".join(lines)
+    starts = np.array([sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines))])
+    ends = starts + np.array([len(line) for line in lines])
+    heights = [12.6, 10.7, *[10.0] * 6, 14.5]
+    sizes = [12.0, 10.0, *[10.0] * 6, 10.0]
+    tops = np.cumsum([0, *heights[:-1]]) + 72
+    page = PageLines(
+        number=1,
+        text=text,
+        width=612.0,
+        height=792.0,
+        line_starts=starts.astype(np.int32),
+        line_ends=ends.astype(np.int32),
+        line_glyphs=(ends - starts).astype(np.int32),
+        line_boxes=np.array(
+            [[72, top, 500, top + h] for top, h in zip(tops, heights, strict=True)],
+            dtype=np.float32,
+        ),
+        line_styles=tuple(LineStyle(size, bold=False) for size in sizes),
+    )
+    assert first_page_heading(page) == "CVS II: Parallelizing Software Development"
