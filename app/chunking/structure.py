@@ -36,7 +36,12 @@ _LEADER = re.compile(rf"\w.*?(?:\.\s?){{3,}}\s*(?:{_REF})?\s*$", re.IGNORECASE)
 _DOTS = re.compile(r"\.\s?\.\s?\.")
 """Three dots, as in every dot leader. `_LEADER` tries each word of a line against the rest
 of it, so a line without them is passed over first: on a 10-K (AMD 2015), 0.92 s became 0.07 s."""
-_TRAILING = re.compile(rf"^\D.*(?:[^\W\d]|[).:\u2019']|\b(?:19|20)\d\d)\s+{_REF}$", re.IGNORECASE)
+_TRAILING = re.compile(
+    rf"^(?:\d+(?:\.\d+)*\.?\s+)?\D.*(?:[^\W\d]|[).:?!\u2019']|\b(?:19|20)\d\d)\s+{_REF}$",
+    re.IGNORECASE,
+)
+"""A title, after its section's number if it has one, then a page number alone: "Why isn't
+upssched part of upsmon? 3", "4.2 Installation 7"."""
 _AMOUNT = re.compile(r"[$\u20ac\u00a3\u00a5%]|\d,\d{3}|\d\.\d")
 _SECTION_NUMBER = re.compile(r"^\d+(?:\.\d+)+\.?\s+")
 """A section's number before its title ("2.7.9 Limiting download bandwidth"): no decimal."""
@@ -62,10 +67,22 @@ def structure_pages(pages: Sequence[PageLines]) -> dict[int, str]:
     for number, lines in read:
         leaders, trailing = locators_of(lines, len(pages))
         heading = headings[number] if headings[number] not in running else None
-        if (len(leaders) >= MIN_LEADERS and len(leaders) >= LEADER_SHARE * len(lines)) or (
-            heading is not None and len(leaders) + len(trailing) >= HEADED_MIN_LOCATORS
+        locators = len(leaders) + len(trailing)
+        # Contents that run onto the next page do so without their heading: there, lines that
+        # end in a page number alone are locators too, when most lines are.
+        continued = number - 1 in found and locators >= max(
+            HEADED_MIN_LOCATORS, LEADER_SHARE * len(lines)
+        )
+        if (
+            (len(leaders) >= MIN_LEADERS and len(leaders) >= LEADER_SHARE * len(lines))
+            or (heading is not None and locators >= HEADED_MIN_LOCATORS)
+            or continued
         ):
-            found[number] = kind(heading, leaders + trailing, number, len(pages))
+            found[number] = (
+                found[number - 1]
+                if continued
+                else kind(heading, leaders + trailing, number, len(pages))
+            )
     return found
 
 
