@@ -139,11 +139,15 @@ million on classified contracts ...") after one that names whose measure moved (
 net sales in 2022 increased $239 million"): it says why that owner's figure moved, and is
 quoted with the sentence that names the owner."""
 _CAPTION = re.compile(r"^(?:Figure|Fig\.|Table|Listing|Algorithm|Exhibit)\s*[A-Z]?\d+[.:]", re.I)
-_BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25e6"
+_BULLETS = "-*\u00b7\u2013\u2022\u2023\u2043\u25aa\u25b6\u25ba\u25cf\u25e6\u27a2\uf0b7"
 _MARK = rf"(?:[{_BULLETS}]|\(?[0-9a-z]{{1,3}}[.)])"
 """What opens a list item: a bullet, "1.", "(a)"."""
 _ITEM_MARK = re.compile(rf"^{_MARK}\s")
 _BARE_MARK = re.compile(_MARK)
+_GLYPH_ITEM = re.compile(rf"[{_BULLETS.replace('-', '').replace('*', '')}]\s")
+"""An item opened by a bullet's glyph, not by a hyphen, an asterisk (a footnote's) or a number."""
+_ITEM_GOES_ON = re.compile(r"[;,:]$|\s(?:and|or)$")
+"""An item that ends as one of a list's does, the list going on."""
 _ITEM_AFTER_SEMICOLON = re.compile(rf";[ \t]*\n\s*(?={_MARK}\s)")
 """Where an item that ends in a semicolon ends, the next one starting the next line ("1. The
 current directory;" / "2. A list of one or more directories ...;"): the sentence splitter
@@ -467,13 +471,22 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
     beginning: Span | None = None
     taken_until = 0
     joined = False
+    # The question a paragraph of its own asked just before (a FAQ's entry), and so the entry
+    # the sentence at hand may answer.
+    asked: Span | None = None
     for index, (start, end) in enumerate(sentences):
         if start < taken_until or any(a < end and start < b for a, b in row_lines):
             continue
         text = content[start:end]
         words = _WORD.findall(text)
+        asked, entry = None, asked
         if _QUESTION.search(text) or _SIGNPOST.match(text):
             beginning = None
+            asked = (
+                (start, end)
+                if _opens_paragraph(content, start) and len(words) >= MIN_WORDS
+                else None
+            )
             continue
         if _CONTINUATION.match(text):
             if beginning is not None and _COMPLETE.search(text):
@@ -520,7 +533,12 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             beginning = None
             continue
         if not _COMPLETE.search(text):
-            if (
+            if len(words) >= MIN_WORDS and _says_alone(content, sentences, index):
+                # A slide's bullet says what it says without a stop ("▶ RFA: Request For
+                # Adopter", "▶ Add --disable-perl-regexp").
+                units.append(Unit(((start, end),), "sentence"))
+                beginning = None
+            elif (
                 _prose(words)
                 and _ENDS_DATED.search(text)
                 and not _goes_on(content, sentences[index + 1 :])
@@ -544,7 +562,13 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
                 units[-1] = Unit(((units[-1].parts[0][0], end),), "sentence")
             else:
                 code = _code_described(content, sentences, index, taken_until)
-                units.append(Unit(tuple(_merged([*code, (start, end)], content)), "sentence"))
+                # A FAQ's answer is quoted with its question, which says what it answers
+                # ("How do you make upsd reload the config file?" over "Either find the pid of
+                # the background process and send it a SIGHUP, or ...").
+                answered: list[Span] = [entry] if entry and _opens_paragraph(content, start) else []
+                units.append(
+                    Unit(tuple(_merged([*answered, *code, (start, end)], content)), "sentence")
+                )
     if beginning is not None and beginning == sentences[-1]:
         units += _cut_off(content, beginning)
     return units
@@ -747,6 +771,32 @@ loop, which the compiler then records.") is a tail that needs its beginning."""
 
 def _rest_of_cut(words: list[str]) -> bool:
     return len(words) >= REST_OF_CUT_WORDS and _prose(words)
+
+
+def _opens_paragraph(content: str, start: int) -> bool:
+    """Says whether a paragraph of `content` opens at `start`."""
+    return not content[:start].strip() or content[:start].rstrip(" \t").endswith("\n\n")
+
+
+def _says_alone(content: str, sentences: list[Span], index: int) -> bool:
+    """Says whether sentence `index` of `content` is an item opened by a bullet's glyph that
+    stands alone without a stop, as a slide's do: a paragraph of its own, not the beginning of
+    a sentence the next paragraph goes on with, nor one of items that make one sentence
+    together ("• negative publicity, and")."""
+    start, end = sentences[index]
+    if not _GLYPH_ITEM.match(content, start) or _ITEM_GOES_ON.search(content, start, end):
+        return False
+    if _PARAGRAPH_BREAK.match(content, end) is None:
+        return False
+    later = sentences[index + 1 :]
+    items = list(itertools.takewhile(lambda span: _GLYPH_ITEM.match(content, span[0]), later))
+    if any(_ITEM_GOES_ON.search(content, *span) for span in items):
+        return False
+    # The rest of a sentence a table's other column cut ("• Requires disclosure of loan
+    # modifications for" ... "borrowers experiencing financial difficulty ...") comes before
+    # the next item.
+    rest = itertools.takewhile(lambda span: not _GLYPH_ITEM.match(content, span[0]), later)
+    return not any(_CONTINUATION.match(content, span[0]) for span in rest)
 
 
 def _prose(words: list[str]) -> bool:

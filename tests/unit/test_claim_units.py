@@ -781,3 +781,43 @@ def test_items_ending_in_semicolons_are_each_an_item_of_the_list() -> None:
 def test_what_happens_otherwise_goes_with_the_sentence_before(after: str) -> None:
     before = "The routine glp_find_row returns the ordinal number of the row with that name."
     assert [text for _, text in shown(f"{before} {after}")] == [f"{before} {after}"]
+
+
+def test_a_slides_bullets_say_what_they_say_without_a_stop() -> None:
+    content = (
+        "\u25b6 Different states:\n\n"
+        "\u25b6 RFA: Request For Adopter\n\n"
+        "Maintainer looking for adopter, but continues work in the meantime\n\n"
+        "\u25b6 Add --disable-perl-regexp to the configure line\n\n"
+        "Debian Packaging Tutorial 47 / 89"
+    )
+    texts = [text for _, text in shown(content)]
+    assert "\u25b6 RFA: Request For Adopter" in texts
+    assert "\u25b6 Add --disable-perl-regexp to the configure line" in texts
+    assert not any("Different states" in text for text in texts)
+
+
+def test_bullets_that_make_one_sentence_together_stand_not_alone() -> None:
+    content = (
+        "\u2022 increased governmental and regulatory scrutiny\n\n"
+        "\u2022 negative publicity, and\n\n"
+        "\u2022 increased exposure to litigation,\n\n"
+        "any or all of which could increase the Firm's costs and damage its reputation."
+    )
+    assert "\u2022 increased governmental and regulatory scrutiny" not in [
+        text for _, text in shown(content)
+    ]
+
+
+def test_a_faqs_answer_is_quoted_with_its_question() -> None:
+    content = (
+        "27 How do you make upsd reload the config file?\n\n"
+        "Either find the pid of the background process and send it a SIGHUP, or just start it "
+        "again with -c reload.\n\n"
+        "If you send the signals yourself, be sure you hit the right process."
+    )
+    assert [text for _, text in shown(content)] == [
+        "27 How do you make upsd reload the config file? Either find the pid of the background "
+        "process and send it a SIGHUP, or just start it again with -c reload.",
+        "If you send the signals yourself, be sure you hit the right process.",
+    ]
