@@ -110,6 +110,10 @@ default."), or that says what happens otherwise ("If no such row exists, the rou
 0."), is quoted with the sentence before it, which says what they are. Singular "This ..." in
 a longer sentence often names the document itself ("This proposed AD would apply ..."):
 joined too, it made two wrong answers confident on bench/data."""
+_GIVES_DEFAULT = re.compile(r"^Defaults?(?: value| setting)?s?(?: is|:)\s")
+"""A sentence that only gives a default ("Default value: 0.001.", "Default is clip.") gives
+that of what the sentence before describes, and is quoted with it: alone it is too short to
+say anything."""
 _CHANGE_ANAPHORA = re.compile(
     r"^(?:(?:For|In|During) [^,.]{0,60}?(?:19|20)\d\d\s?,\s+)?(?:The|the|This|this) "
     r"(?:(?:projected|expected|anticipated|overall|net|year-over-year) )?"
@@ -548,7 +552,11 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
                 beginning = (start, end)
             continue
         beginning = None
-        if len(words) >= MIN_WORDS:
+        if _GIVES_DEFAULT.match(text) and _right_after(units, content, start, parts=None):
+            *before, (last_start, _) = units[-1].parts
+            units[-1] = Unit((*before, (last_start, end)), "sentence")
+            joined = True
+        elif len(words) >= MIN_WORDS:
             points_back = _ANAPHORA.match(text) or (
                 not joined
                 and (
@@ -725,12 +733,14 @@ def _quoted(unit: Unit, content: str) -> str:
     return " ".join(content[a:b] for a, b in unit.parts)
 
 
-def _right_after(units: list[Unit], content: str, start: int) -> bool:
-    """Says whether the last unit is a sentence that ends right before `start`, in the same
-    paragraph."""
-    if not units or units[-1].kind != "sentence" or len(units[-1].parts) != 1:
+def _right_after(units: list[Unit], content: str, start: int, parts: int | None = 1) -> bool:
+    """Says whether the last unit is a sentence (of `parts` parts, any number if None) that
+    ends right before `start`, in the same paragraph."""
+    if not units or units[-1].kind != "sentence":
         return False
-    between = content[units[-1].parts[0][1] : start]
+    if parts is not None and len(units[-1].parts) != parts:
+        return False
+    between = content[units[-1].parts[-1][1] : start]
     return not between.strip() and _PARAGRAPH_BREAK.search(between) is None
 
 

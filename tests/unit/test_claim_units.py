@@ -821,3 +821,17 @@ def test_a_faqs_answer_is_quoted_with_its_question() -> None:
         "process and send it a SIGHUP, or just start it again with -c reload.",
         "If you send the signals yourself, be sure you hit the right process.",
     ]
+
+
+def test_a_default_given_alone_is_quoted_with_what_it_is_the_default_of() -> None:
+    content = (
+        "tol: partial pivoting tolerance. If the diagonal entry has a magnitude greater than or "
+        "equal\n\nto tol times the largest magnitude of entries in the pivot column, then the "
+        "diagonal entry is chosen. Default value: 0.001.\n\n"
+        "Clip clips the circle at the plot boundaries, noclip disables this. Default is clip."
+    )
+    texts = [text for _, text in shown(content)]
+    assert texts[-2].endswith("then the diagonal entry is chosen. Default value: 0.001.")
+    assert texts[-1] == (
+        "Clip clips the circle at the plot boundaries, noclip disables this. Default is clip."
+    )
