@@ -1226,3 +1226,31 @@ def test_a_list_answers_a_question_asking_for_several_things_at_a_lower_likeness
         embedder,
     )
     assert answer.claims and "Optical Communications" in answer.claims[0].text
+
+
+def test_a_claim_that_lacks_what_was_asked_goes_on_past_its_chunk(embedder: Embedder) -> None:
+    # A Brief History of Debian: the chunk ends where the quoted study's figure begins.
+    first = chunk(
+        91,
+        "This was studied thoroughly in an article called Counting potatoes: The size of "
+        "Debian 2.2, quoting from this article: we use David A. Wheeler's sloccount system to "
+        "determine the number of physical source lines of code (SLOC) of Debian 2.2.",
+        page_start=14,
+        page_end=14,
+    )
+    rest = chunk(
+        92,
+        "We show that Debian 2.2 includes more than 55,000,000 physical SLOC, almost twice "
+        "as many as Red Hat 7.1.",
+        page_start=14,
+        page_end=14,
+    )
+    answer = synthesize(
+        'How big was Debian 2.2 in lines of source code, according to the "Counting potatoes" '
+        "study?",
+        [first],
+        [first],
+        embedder,
+        following=lambda chunk: rest if chunk.chunk_id == first.chunk_id else None,
+    )
+    assert any("55,000,000" in claim.text for claim in answer.claims)
