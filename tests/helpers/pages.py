@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from app.core.records import NO_LINE, PageText
+from app.core.records import NO_LINE, LineStyle, PageLines, PageText
 
 NAN = (math.nan,) * 4
 """The box of a character that has none: a separator between lines."""
@@ -36,4 +36,34 @@ def page_of(lines: list[str], block_breaks: frozenset[int] = frozenset()) -> Pag
         height=792,
         char_boxes=np.array(boxes, dtype=np.float32).reshape(-1, 4),
         line_ids=np.array(ids, dtype=np.int32),
+    )
+
+
+def lines_page(
+    lines: list[str],
+    *,
+    number: int = 1,
+    heights: list[float] | None = None,
+    sizes: list[float] | None = None,
+) -> PageLines:
+    """Returns a page's lines as the whole-document detectors read them: one per entry, each
+    `heights[i]` points tall (12 unless given) under the one before, set in `sizes[i]` points
+    (no styles unless given)."""
+    starts = np.array([sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines))])
+    ends = starts + np.array([len(line) for line in lines], dtype=np.int64)
+    tall = heights or [12.0] * len(lines)
+    tops = 72 + np.cumsum([0.0, *tall[:-1]])
+    return PageLines(
+        number=number,
+        text="\n".join(lines),
+        width=612.0,
+        height=792.0,
+        line_starts=starts.astype(np.int32),
+        line_ends=ends.astype(np.int32),
+        line_glyphs=(ends - starts).astype(np.int32),
+        line_boxes=np.array(
+            [[72, top, 500, top + h] for top, h in zip(tops, tall, strict=True)],
+            dtype=np.float32,
+        ).reshape(-1, 4),
+        line_styles=tuple(LineStyle(size, bold=False) for size in sizes or ()),
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from app.chunking.headers import (
@@ -11,7 +10,7 @@ from app.chunking.headers import (
     first_page_heading,
     is_real_title,
 )
-from app.core.records import LineStyle, PageLines
+from tests.helpers.pages import lines_page
 
 
 @pytest.mark.parametrize(
@@ -46,24 +45,7 @@ def test_a_footnotes_mark_makes_no_line_a_heading() -> None:
     lines = ["CVS II: Parallelizing Software Development", "Brian Berliner"]
     lines += ["The program described in this paper fills a need."] * 6
     lines += ["Specifically, UNIX1 kernel development is an excellent example."]
-    text = "\n".join(lines)
-    starts = np.array([sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines))])
-    ends = starts + np.array([len(line) for line in lines])
     heights = [12.6, 10.7, *[10.0] * 6, 14.5]
     sizes = [12.0, 10.0, *[10.0] * 6, 10.0]
-    tops = np.cumsum([0, *heights[:-1]]) + 72
-    page = PageLines(
-        number=1,
-        text=text,
-        width=612.0,
-        height=792.0,
-        line_starts=starts.astype(np.int32),
-        line_ends=ends.astype(np.int32),
-        line_glyphs=(ends - starts).astype(np.int32),
-        line_boxes=np.array(
-            [[72, top, 500, top + h] for top, h in zip(tops, heights, strict=True)],
-            dtype=np.float32,
-        ),
-        line_styles=tuple(LineStyle(size, bold=False) for size in sizes),
-    )
+    page = lines_page(lines, heights=heights, sizes=sizes)
     assert first_page_heading(page) == "CVS II: Parallelizing Software Development"

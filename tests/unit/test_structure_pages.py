@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from app.chunking.structure import locators_of, structure_pages
 from app.core.chunks import TOC
-from app.core.records import PageLines
+from tests.helpers.pages import lines_page
 
 
 def test_a_numbered_section_is_a_locator_and_an_amount_is_not() -> None:
@@ -23,29 +21,14 @@ def test_a_numbered_question_with_its_page_is_a_locator() -> None:
     assert trailing == [entry]
 
 
-def page_of(number: int, lines: list[str]) -> PageLines:
-    text = "\n".join(lines)
-    starts = np.array([sum(len(line) + 1 for line in lines[:i]) for i in range(len(lines))])
-    ends = starts + np.array([len(line) for line in lines])
-    boxes = np.array([[72, 72 + 14 * i, 500, 84 + 14 * i] for i in range(len(lines))])
-    return PageLines(
-        number=number,
-        text=text,
-        width=612.0,
-        height=792.0,
-        line_starts=starts.astype(np.int32),
-        line_ends=ends.astype(np.int32),
-        line_glyphs=(ends - starts).astype(np.int32),
-        line_boxes=boxes.astype(np.float32),
-    )
-
-
 def test_contents_go_on_over_the_next_page_without_their_heading() -> None:
     entries = [f"{n} Why does my UPS driver number {n} stop? {n // 4 + 1}" for n in range(1, 23)]
     pages = [
-        page_of(1, ["Network UPS Tools FAQ"]),
-        page_of(2, ["Contents", *entries[:14]]),
-        page_of(3, entries[14:]),
-        page_of(4, ["1 Why does my UPS driver stop?", "Because it was told to stop.", "2"]),
+        lines_page(["Network UPS Tools FAQ"], number=1),
+        lines_page(["Contents", *entries[:14]], number=2),
+        lines_page(entries[14:], number=3),
+        lines_page(
+            ["1 Why does my UPS driver stop?", "Because it was told to stop.", "2"], number=4
+        ),
     ]
     assert structure_pages(pages) == {2: TOC, 3: TOC}
