@@ -69,7 +69,8 @@ def structure_pages(pages: Sequence[PageLines]) -> dict[int, str]:
         heading = headings[number] if headings[number] not in running else None
         locators = len(leaders) + len(trailing)
         # Contents that run onto the next page do so without their heading: there, lines that
-        # end in a page number alone are locators too, when most lines are.
+        # end in a page number alone count as the heading's would, when they are as large a
+        # share of the page's lines as dot leaders must be.
         continued = number - 1 in found and locators >= max(
             HEADED_MIN_LOCATORS, LEADER_SHARE * len(lines)
         )
