@@ -193,9 +193,16 @@ DOCUMENT_PARTS = frozenset({
 is the paper's "Fig. 4", and a passage need not say "Figure" to be about what it shows."""
 
 
+_MONTH = re.compile(MONTH)
+"""A month names a date, which a text writes in many ways ("as of November 1989" is the
+CVS paper's "as of 11/11/89"): no name a passage must write."""
+
+
 def _is_name(word: str, *, opens_sentence: bool, called: bool) -> bool:
     lowered = word.lower()
     if not any(c.isalpha() for c in word) or lowered in QUESTION_WORDS or lowered in DOCUMENT_PARTS:
+        return False
+    if _MONTH.fullmatch(word):
         return False
     code = called or any(c.isdigit() for c in word)
     acronym = len(word) >= 2 and word.isupper()
@@ -254,6 +261,35 @@ def holds_phrases(text: str, phrases: Sequence[str]) -> bool:
 MIN_NAMES_HELD = 2
 """A passage that holds this many of a query's names or more, all of them, is evidence enough
 without a near vector (retrieval's named floor)."""
+
+
+WORKS = (
+    "article|book|chapter|essay|guide|manual|memo|notes|paper|presentation|proposal|report"
+    "|slides|study|survey|talk|thesis|tutorial|whitepaper"
+)
+_AUTHORED = re.compile(
+    rf"\b([A-Z][\w\-]*)['\u2019]s (?:\w+ )?(?:{WORKS})s?\b"
+    rf"|\b(?:{WORKS})s? (?:written |given )?by ((?:[A-Z][\w\-.]* )*[A-Z][\w\-]*)\b"
+    r"|\b([A-Z][\w\-]*) et al\b"
+)
+"""A name a query gives as a work's author: "Berliner's paper", "Thoma's creativity paper", "the
+report by Jane Doe", "Vaswani et al."."""
+
+
+def authored_names(query: str) -> list[str]:
+    """Returns the names the query gives as its document's author (_AUTHORED), as it writes
+    them: a byline on the document's first pages says them, where its passages need not."""
+    return [_author(match) for match in _AUTHORED.finditer(query)]
+
+
+def without_authors(query: str) -> str:
+    """Returns `query` without the names it gives as its document's author (authored_names):
+    like "the paper", they say which source is asked, which its passages seldom write."""
+    return _AUTHORED.sub(lambda match: match.group().replace(_author(match), " ", 1), query)
+
+
+def _author(match: re.Match[str]) -> str:
+    return next(name for name in match.groups() if name)
 
 
 def text_words(text: str) -> set[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -19,7 +20,7 @@ from app.core.questions import (
     without_frame_words,
 )
 from app.core.rows import full_dates
-from app.db.models import Chunk
+from app.db.models import Chunk, Document
 from app.db.terms import query_term_stats
 from app.embedding.backends import FloatArray
 from app.embedding.embedder import Embedder, embed_query
@@ -36,10 +37,12 @@ from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.names import (
     MIN_NAMES_HELD,
     QUOTED_BOOST,
+    authored_names,
     date_boost,
     holds_name,
     holds_phrases,
     name_boost,
+    name_parts,
     name_phrases,
     name_query,
     name_words,
@@ -49,6 +52,7 @@ from app.retrieval.names import (
     unheld_phrases,
     unwritten_versions,
     versioned_names,
+    without_authors,
 )
 from app.retrieval.rerank import AnnotationSignal, rerank
 from app.retrieval.search import (
@@ -220,6 +224,9 @@ def rank_chunks(
     names = [word for phrase in phrases for word in phrase]
     # Each candidate's words, read once for both checks of the names below.
     said = [text_words(candidate_text(candidate)) for candidate in candidates] if names else []
+    authored = authored_names(query) if names else []
+    if authored and candidates:
+        said = with_bylines(session, said, candidates, authored)
     unheld = unheld_phrases(said, phrases)
     missing = missing_names(session, names, params.filters) if candidates and not unheld else []
     if unheld or 2 * len(missing) > len(names):
@@ -264,7 +271,14 @@ def rank_chunks(
         versions = versioned_names(query) if names else []
         unsaid = bool(names) and bool(
             unheld_phrases(
-                [said[index] | title_words(candidates[index]) for index in passing], phrases
+                [
+                    said[index]
+                    | title_words(
+                        candidates[index].document_title, candidates[index].document_filename
+                    )
+                    for index in passing
+                ],
+                phrases,
             )
             or (
                 versions
@@ -295,7 +309,7 @@ def rank_chunks(
         # them. Searched so, "fiscal year 2018" cost FinanceBench two pages within a filing.
         distinct = covering_query(
             session,
-            fiscal_years_spelled(without_frame_words(query)),
+            fiscal_years_spelled(without_frame_words(without_authors(query))),
             distinct,
             params.min_term_coverage,
             params.filters.collection,
@@ -362,13 +376,13 @@ def names_document(candidate: Candidate, names: list[str]) -> bool:
     """Whether a name the query gives is its document's, in its title or file name ("Thoma's
     paper", "creativity-in-ml_thoma.pdf"): each of its passages is of what the query names,
     though only its first page says it."""
-    words = title_words(candidate)
+    words = title_words(candidate.document_title, candidate.document_filename)
     return any(holds_name(words, name) for name in names)
 
 
-def title_words(candidate: Candidate) -> set[str]:
-    """Returns the words of a candidate's document title and file name (text_words)."""
-    return text_words(f"{candidate.document_title} {candidate.document_filename}")
+def title_words(title: str, filename: str) -> set[str]:
+    """Returns the words of a document's title and file name (text_words)."""
+    return text_words(f"{title} {filename}")
 
 
 def writes_quoted(candidate: Candidate, quoted: list[str], names: list[str]) -> bool:
@@ -489,10 +503,44 @@ def named_text(candidate: Candidate) -> str:
     return f"{candidate.document_title} {candidate.document_filename} {candidate_text(candidate)}"
 
 
+BYLINE_PAGES = 2
+"""The pages a document's byline is sought on: its title page, after a cover."""
+
+
+def with_bylines(
+    session: Session, said: list[set[str]], candidates: list[Candidate], authored: list[str]
+) -> list[set[str]]:
+    """Returns each candidate's words (`said`, text_words) with the parts of the authors' names
+    the query gives (authored_names) that its document's first BYLINE_PAGES pages say: each
+    passage of "Berliner's paper" is of what the query names, though only its title page
+    says Berliner."""
+    config = literal(TEXT_SEARCH_CONFIG, REGCONFIG)
+    documents = {candidate.document_id for candidate in candidates}
+    bylines: dict[uuid.UUID, set[str]] = {}
+    for name in authored:
+        parts = func.to_tsquery(config, literal(name_query(name), String))
+        signed = session.scalars(
+            select(Chunk.document_id)
+            .distinct()
+            .where(
+                Chunk.document_id.in_(documents),
+                Chunk.page_start <= BYLINE_PAGES,
+                Chunk.content_tsv.bool_op("@@")(parts),
+            )
+        )
+        for document_id in signed:
+            bylines.setdefault(document_id, set()).update(name_parts(name))
+    return [
+        words | bylines.get(candidate.document_id, set())
+        for words, candidate in zip(said, candidates, strict=True)
+    ]
+
+
 def missing_names(session: Session, names: list[str], filters: SearchFilters) -> list[str]:
     """Returns the names of which no chunk under `filters` holds any part (name_query),
-    flags aside: a name written otherwise in the text ("PC\u201312/47E" for "PC-12") is not
-    missing, nor one whose parts are all stopwords."""
+    flags aside, nor a document of theirs in its title or file name (names_document): a name
+    written otherwise in the text ("PC\u201312/47E" for "PC-12") is not missing, nor one whose
+    parts are all stopwords, nor "GMPL" in gmpl.pdf, whose pages say "MathProg"."""
     sought = {name: name_query(name) for name in names}
     if not sought:
         return []
@@ -504,7 +552,13 @@ def missing_names(session: Session, names: list[str], filters: SearchFilters) ->
         held = exists().where(*clauses, Chunk.content_tsv.bool_op("@@")(parts))
         checks.append(or_(func.numnode(parts) == 0, held.select_from(Chunk)))
     found = session.execute(select(*checks)).one()
-    return [name for name, held in zip(sought, found, strict=True) if not held]
+    unheld = [name for name, held in zip(sought, found, strict=True) if not held]
+    if not unheld:
+        return []
+    in_scope = exists().where(*clauses, Chunk.document_id == Document.id).select_from(Chunk)
+    titles = session.execute(select(Document.title, Document.filename).where(in_scope)).all()
+    named = [title_words(title, filename) for title, filename in titles]
+    return [name for name in unheld if not any(holds_name(words, name) for words in named)]
 
 
 def has_chunks(session: Session, filters: SearchFilters) -> bool:

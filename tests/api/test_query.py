@@ -184,6 +184,43 @@ def test_a_version_of_a_name_the_documents_never_write_answers_nothing(
     assert status("What does Llama 2 score on MMLU?") == "no_matches"
 
 
+def test_a_name_the_document_gives_in_its_file_name_or_byline_is_not_missing(
+    client: TestClient,
+) -> None:
+    # Neither "GMPL" nor "Berliner" is written on a page that answers; the file name says
+    # the one, the title page's byline the other.
+    upload(
+        client,
+        text_pdf(
+            [
+                "Modeling Language GNU MathProg\n\nThe lower bound of a variable is got with "
+                "the suffix .lb: x[i,j].lb is the lower bound of the variable x[i,j]."
+            ]
+        ),
+        name="gmpl.pdf",
+    )
+    upload(
+        client,
+        text_pdf(
+            [
+                "CVS II: Parallelizing Software Development\n\nBrian Berliner\n\nPrisma, Inc.",
+                "The CVS Program\n\ncvs (Concurrent Versions System) is a front end to the RCS "
+                "revision control system which extends revision control to a hierarchical "
+                "collection of directories.",
+            ]
+        ),
+        name="paper.pdf",
+    )
+
+    def answered(question: str) -> list[str]:
+        body = client.post("/api/v1/query", json={"query": question}).json()
+        assert body["status"] == "ok", body["status"]
+        return list(body["sources"])
+
+    assert answered("In GMPL, how do I get the lower bound of a variable?") == ["gmpl.pdf, p. 1"]
+    assert answered("What is cvs, as described in Berliner's paper?")[0] == "paper.pdf, p. 2"
+
+
 def test_term_coverage_can_be_turned_off(runtime: Runtime, sample_pdf: bytes) -> None:
     lenient = runtime.settings.model_copy(update={"min_term_coverage": 0.0, "min_similarity": -1.0})
     with client_for(dataclasses.replace(runtime, settings=lenient)) as client:

@@ -228,3 +228,20 @@ def test_a_name_of_the_document_is_held_by_each_of_its_passages() -> None:
     )
     assert names_document(introduction, ["Thoma"])
     assert not names_document(introduction, ["Cope"])
+
+
+def test_a_month_names_a_date_not_a_thing_a_passage_must_write() -> None:
+    # The CVS paper writes the date "as of 11/11/89".
+    asked = "How many files did Prisma have under cvs control as of November 1989?"
+    assert name_phrases(asked) == [("Prisma",)]
+    assert name_phrases("What was revenue in the quarter ended June 30, 2022?") == []
+
+
+def test_a_name_given_as_the_author_of_a_work_is_the_documents() -> None:
+    assert names.authored_names("What is cvs, as described in Berliner's paper?") == ["Berliner"]
+    assert names.authored_names("How does Thoma's creativity paper define it?") == ["Thoma"]
+    assert names.authored_names("What does the report by Jane Doe find?") == ["Jane Doe"]
+    assert names.authored_names("What do Vaswani et al. propose?") == ["Vaswani"]
+    assert names.authored_names("What was Amazon's revenue in 2022?") == []
+    # Which source is asked, like "the paper": its passages seldom write it.
+    assert "Berliner" not in names.without_authors("What is cvs, in Berliner's paper?")
