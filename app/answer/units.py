@@ -78,6 +78,9 @@ _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
 _CONTINUATION = re.compile(r"[a-z]+\b(?![(_.])")
 """A sentence that starts with a plain lower-case word continues one cut before it (a word
 such as `q()`, `iPhone` or `asn1_der_coding` may start a sentence of its own)."""
+_LOWER_CASE_DEFINED = re.compile(r"[a-z][\w\-]*(?: \([^()]*\))? (?:is|are) (?:an?|the)\b")
+_ASIDE = re.compile(r"\([^()]*\)")
+"""A parenthesis that is a sentence of its own: an aside on what comes before it."""
 _PARAMETERS_DESCRIBED = re.compile(r"\)\n(?=[A-Za-z_]\w*: \S)")
 """The end of a declaration's parameters and the first of their descriptions, a line each
 ("structure, const char * name, int mode)" / "out: pointer to the output file")."""
@@ -492,7 +495,16 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
                 else None
             )
             continue
-        if _CONTINUATION.match(text):
+        # A paragraph of its own after a finished sentence that says what a word in lower case
+        # is names it, continuing nothing: "cvs (Concurrent Versions System) is a front end".
+        defines_lower_case = (
+            index > 0
+            and beginning is None
+            and _opens_paragraph(content, start)
+            and _LOWER_CASE_DEFINED.match(text)
+            and _COMPLETE.search(text)
+        )
+        if _CONTINUATION.match(text) and not defines_lower_case:
             if beginning is not None and _COMPLETE.search(text):
                 units.append(Unit((beginning, (start, end)), "sentence"))
             elif index == 0 and _COMPLETE.search(text) and _rest_of_cut(words):
@@ -539,8 +551,15 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
         if not _COMPLETE.search(text):
             if len(words) >= MIN_WORDS and _says_alone(content, sentences, index):
                 # A slide's bullet says what it says without a stop ("▶ RFA: Request For
-                # Adopter", "▶ Add --disable-perl-regexp").
-                units.append(Unit(((start, end),), "sentence"))
+                # Adopter", "▶ Add --disable-perl-regexp"), with the aside on the line under
+                # it ("(e.g. has been in unstable for 10 days, and no regressions)").
+                aside = [
+                    span
+                    for span in sentences[index + 1 : index + 2]
+                    if _ASIDE.fullmatch(content[slice(*span)])
+                ]
+                units.append(Unit(((start, end), *aside), "sentence"))
+                taken_until = aside[0][1] if aside else taken_until
                 beginning = None
             elif (
                 _prose(words)

@@ -797,6 +797,19 @@ def test_a_slides_bullets_say_what_they_say_without_a_stop() -> None:
     assert not any("Different states" in text for text in texts)
 
 
+def test_a_slides_bullet_says_it_with_the_aside_under_it() -> None:
+    content = (
+        "\u25b6 Packages migrate from unstable to testing based on several criterias\n\n"
+        "(e.g. has been in unstable for 10 days, and no regressions)\n\n"
+        "\u25b6 New packages can also be uploaded to experimental\n\n"
+    )
+    assert shown(content)[0] == (
+        "sentence",
+        "\u25b6 Packages migrate from unstable to testing based on several criterias "
+        "(e.g. has been in unstable for 10 days, and no regressions)",
+    )
+
+
 def test_bullets_that_make_one_sentence_together_stand_not_alone() -> None:
     content = (
         "\u2022 increased governmental and regulatory scrutiny\n\n"
@@ -835,3 +848,19 @@ def test_a_default_given_alone_is_quoted_with_what_it_is_the_default_of() -> Non
     assert texts[-1] == (
         "Clip clips the circle at the plot boundaries, noclip disables this. Default is clip."
     )
+
+
+def test_a_paragraph_saying_what_a_word_in_lower_case_is_continues_nothing() -> None:
+    content = (
+        "The resulting program, cvs, addresses the issues of release control.\n\n"
+        "2. The CVS Program\n\n"
+        "cvs (Concurrent Versions System) is a front end to the RCS revision control system.\n\n"
+        "and unpaid interest and premium, if any."
+    )
+    assert shown(content) == [
+        ("sentence", "The resulting program, cvs, addresses the issues of release control."),
+        (
+            "sentence",
+            "cvs (Concurrent Versions System) is a front end to the RCS revision control system.",
+        ),
+    ]
