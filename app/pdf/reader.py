@@ -335,8 +335,9 @@ def _fragments(
             spans = line["spans"]
             chars = [char for span in spans for char in span["chars"]]
             glyphs = (
-                (_drawn(chars, index, underscores), char["bbox"])
+                glyph
                 for index, char in enumerate(chars)
+                for glyph in _spelled(chars, index, _drawn(chars, index, underscores))
             )
             if turn is not None:
                 glyphs = ((char, _turn_box(box, turn)) for char, box in glyphs)
@@ -378,6 +379,27 @@ def _underscore_rules(page: pymupdf.Page) -> dict[int, list[Rect]]:
         ):
             rules.setdefault(int(y), []).append((x0, y, x1, y))
     return rules
+
+
+TEX_LIGATURES = {"\x1b": "ff", "\x1c": "fi", "\x1d": "fl", "\x1e": "ffi", "\x1f": "ffl"}
+"""The ligatures at the codes TeX's T1 encoding gives them, which MuPDF passes on as control
+characters when a font names no Unicode for its glyphs (the bitmap Type3 fonts dvips embeds):
+KiNG's manual writes "scienti\x1cc" for "scientific", "\x1crst" for "first"."""
+
+
+def _spelled(chars: list[dict[str, Any]], index: int, char: str) -> list[tuple[str, Rect]]:
+    """Returns the glyph at `index` of a line's rawdict `chars`, read as `char`, as its letters:
+    a T1 ligature's (TEX_LIGATURES) beside a lower-case letter as MuPDF gives a ligature it
+    knows, the whole box to the first letter and an empty one at its right edge to each other
+    (app.pdf.pagetext shares the box out). A math font's big delimiter at those codes stands
+    beside no lower-case letter of a word."""
+    box = chars[index]["bbox"]
+    letters = TEX_LIGATURES.get(char)
+    beside = (chars[at]["c"] for at in (index - 1, index + 1) if 0 <= at < len(chars))
+    if letters is None or not any(neighbour.islower() for neighbour in beside):
+        return [(char, box)]
+    _, y0, x1, y1 = box
+    return [(letters[0], box), *((letter, (x1, y0, x1, y1)) for letter in letters[1:])]
 
 
 def _drawn(chars: list[dict[str, Any]], index: int, underscores: Mapping[int, list[Rect]]) -> str:

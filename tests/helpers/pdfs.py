@@ -59,3 +59,41 @@ def make_text_pdf(title: str, pages: int) -> bytes:
         f"from, so a reader can open page {number} and see the very lines quoted."
         for number in range(1, pages + 1)
     )
+
+
+def type3_pdf(text: bytes) -> bytes:
+    """Returns a one-page PDF that sets `text` in a Type3 font whose glyph names ("/a28") say
+    no Unicode, as dvips embeds TeX's bitmap fonts: MuPDF reads each glyph as its code."""
+    codes = sorted(set(text) - {ord(" ")})
+    glyph = b"60 0 0 0 50 60 d1 0 0 50 60 re f"
+    shown = text.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
+    content = b"BT /F1 12 Tf 72 700 Td (" + shown + b") Tj ET"
+    names = " ".join(f"{code} /a{code}" for code in codes)
+    procs = " ".join(f"/a{code} {6 + index} 0 R" for index, code in enumerate(codes))
+    bodies = [
+        b"<</Type/Catalog/Pages 2 0 R>>",
+        b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
+        b"<</Type/Page/Parent 2 0 R/MediaBox[0 0 612 792]/Contents 4 0 R"
+        b"/Resources<</Font<</F1 5 0 R>>>>>>",
+        _stream(content),
+        (
+            "<</Type/Font/Subtype/Type3/FontMatrix[0.01 0 0 0.01 0 0]/FontBBox[0 0 60 70]"
+            f"/Resources<<>>/FirstChar 0/LastChar 255/Widths[{' '.join(['60'] * 256)}]"
+            f"/Encoding<</Type/Encoding/Differences[{names}]>>/CharProcs<<{procs}>>>>"
+        ).encode(),
+        *(_stream(glyph) for _ in codes),
+    ]
+    pdf = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(bodies, 1):
+        offsets.append(len(pdf))
+        pdf += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(pdf)
+    pdf += b"xref\n0 %d\n0000000000 65535 f \n" % (len(bodies) + 1)
+    pdf += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    pdf += b"trailer<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(bodies) + 1, xref)
+    return bytes(pdf)
+
+
+def _stream(data: bytes) -> bytes:
+    return b"<</Length %d>>stream\n" % len(data) + data + b"\nendstream"

@@ -34,6 +34,7 @@ from app.pdf.reader import (
     page_needs_ocr,
     render_page_png,
 )
+from tests.helpers.pdfs import type3_pdf
 
 ZERO_PAGES = (
     b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n"
@@ -126,6 +127,15 @@ def test_ligature_expands_into_letters_with_their_own_boxes() -> None:
     extracted = extract_page(page)
     assert extracted.text == "the first office"
     f, i = extracted.char_boxes[4], extracted.char_boxes[5]
+    assert f[2] == pytest.approx(i[0]) and f[2] - f[0] > 1 and i[2] - i[0] > 1
+
+
+def test_a_tex_ligature_a_font_gives_no_unicode_for_is_read_as_its_letters() -> None:
+    # dvips's bitmap fonts in T1 encoding: MuPDF passes "fi" on as code 0x1C, "ff" as 0x1B.
+    pdf = type3_pdf(b"The scienti\x1cc \x1crst o\x1b \x1cle")
+    extracted = extract_page(pymupdf.open(stream=pdf)[0])
+    assert extracted.text == "The scientific first off file"
+    f, i = extracted.char_boxes[11], extracted.char_boxes[12]
     assert f[2] == pytest.approx(i[0]) and f[2] - f[0] > 1 and i[2] - i[0] > 1
 
 
