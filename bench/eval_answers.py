@@ -177,8 +177,9 @@ MANUALS_APART = (
     ("manuals blind", "manuals_blind"),
     ("manuals blind 2", "manuals_blind2"),
     ("manuals blind 3", "manuals_blind3"),
+    ("manuals blind 4", "manuals_blind4"),
 )
-"""(source, file in bench/data) of the questions written blind in sessions 46 and 48 over the
+"""(source, file in bench/data) of the questions written blind in sessions 46, 48 and 49 over the
 manuals no other set asks about (bench/manuals.py), asked over their own collection."""
 APART = (
     OWN_FILING,
@@ -521,8 +522,8 @@ def section(
         collections.append(
             f"the {files} manuals bench/manuals.py fetches from Debian's documentation "
             f"packages ({pages:,} pages; `bench/data/manuals_blind.jsonl`'s, "
-            "`bench/data/manuals_blind2.jsonl`'s and `bench/data/manuals_blind3.jsonl`'s "
-            "questions)"
+            "`bench/data/manuals_blind2.jsonl`'s, `bench/data/manuals_blind3.jsonl`'s and "
+            "`bench/data/manuals_blind4.jsonl`'s questions)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

@@ -160,7 +160,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 (("in a table", lambda q: q.in_table),),
                 tuple(MANUALS / manual.name for manual in SOURCES),
             )
-            for name in ("manuals_blind", "manuals_blind2", "manuals_blind3")
+            for name in ("manuals_blind", "manuals_blind2", "manuals_blind3", "manuals_blind4")
         },
         "docs": EvalSet(
             "docs",
@@ -442,15 +442,18 @@ def main() -> None:
             "financebench-blind9 = `bench/data/financebench_blind9.jsonl` (20), written blind in "
             "session 37; manuals-blind = `bench/data/manuals_blind.jsonl` (25) and "
             "manuals-blind2 = `bench/data/manuals_blind2.jsonl` (24), written blind in "
-            "session 46 over nine manuals no other set asks about, and manuals-blind3 = "
+            "session 46 over nine manuals no other set asks about, manuals-blind3 = "
             "`bench/data/manuals_blind3.jsonl` (35), written blind in session 48 over seven "
-            "more, one collection (bench/manuals.py fetches them from Debian's documentation "
-            "packages: the R language definition, FAQ, installation and data import guides, "
+            "more, and manuals-blind4 = `bench/data/manuals_blind4.jsonl` (35), written blind "
+            "in session 49 over five more, one collection (bench/manuals.py fetches them "
+            "from Debian's documentation packages: the R language definition, FAQ, "
+            "installation and data import guides, "
             "GLPK's reference and its MathProg reference, the manuals of gnuplot and "
             "Asymptote, the Debian Reference; a history of Debian, Debian's packaging "
             "tutorial (slides), the paper introducing CVS, SuiteSparse's KLU guide, "
             "SystemTap's language reference, Network UPS Tools' FAQ and blktrace's btt "
-            "guide); docs = "
+            "guide; BoolNet's vignette, bash's man page, KiNG's manual, the kinemage format's "
+            "specification and the Linux kernel's coding style); docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",

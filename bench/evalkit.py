@@ -85,9 +85,9 @@ def docs_questions(
     the 10-Qs ("10-Q"), their `file` under `root`: questions_docs' 120, docs_held's 30
     (session 21, written blind and kept from tuning), docs_blind's 24 (session 23, written
     blind), docs_blind2's 32 (session 25, written blind), docs_blind3's 20 (session 40,
-    written blind), or manuals_blind's 25 and manuals_blind2's 24 (session 46) and
-    manuals_blind3's 35 (session 48) over bench.manuals' PDFs, written blind over manuals no
-    set had asked about."""
+    written blind), or manuals_blind's 25 and manuals_blind2's 24 (session 46),
+    manuals_blind3's 35 (session 48) and manuals_blind4's 35 (session 49) over bench.manuals'
+    PDFs, written blind over manuals no set had asked about."""
     return [
         Question(
             id=row["id"],

@@ -5,7 +5,9 @@ modeling language's reference, a plotting program's manual and a system administ
 guide; `bench/data/manuals_blind2.jsonl` about four more: a graphics language's manual, a C
 library's reference, an installation guide and a data import guide;
 `bench/data/manuals_blind3.jsonl` about seven more: a project's history, a tutorial's slides,
-a paper, a numerical library's guide, a language reference, a FAQ and a tool's guide. They
+a paper, a numerical library's guide, a language reference, a FAQ and a tool's guide;
+`bench/data/manuals_blind4.jsonl` about five more: an R package's vignette, a man page, a
+program's user manual, a file format's specification and a coding style guideline. They
 are not in `../shared/corpus`; `fetch_manuals` downloads each package with `apt-get download` (its
 pinned version), takes the PDF out with `dpkg-deb`, and checks it against its recorded
 digest, so every run reads the same bytes.
@@ -103,6 +105,27 @@ SOURCES = (
     Manual(
         "blktrace", "1.2.0-5", "./usr/share/doc/blktrace/btt.pdf",
         "9960dee2fac9e3d09efdffbe0b3ed5bdddbc087d23d209cc900c6aa54de681b4",
+    ),
+    Manual(
+        "r-cran-boolnet", "2.1.7-1",
+        "./usr/lib/R/site-library/BoolNet/doc/BoolNet_package_vignette.pdf",
+        "a407dacf17c22a7142ea7d55b1e18f2454886c52cd6455e2beca31efc0cf863b",
+    ),
+    Manual(
+        "bash-doc", "5.2.15-2", "./usr/share/doc/bash-doc/bash.pdf",
+        "ebd1361fe662e7e6b7386da02986bda05a434f85667939f72356fa86de19dd6d",
+    ),
+    Manual(
+        "king", "2.24+dfsg2-1", "./usr/share/doc/king/king-manual.pdf",
+        "f898ffb90f80a56bc25486a1573593c5b23f0260958a2c92b303f3153000be05",
+    ),
+    Manual(
+        "king", "2.24+dfsg2-1", "./usr/share/doc/king/format-kinemage.pdf",
+        "f34b39914738977269ec285c4326aa06b1b7fe0ca2f0567f4b4e20eec1960b41",
+    ),
+    Manual(
+        "slurm-wlm-doc", "22.05.8-4+deb12u3", "./usr/share/doc/slurm-wlm/html/coding_style.pdf",
+        "ea87a27653147d35c6efe771267b27c6652056b66cf3fec7eb85a32642d66236",
     ),
 )  # fmt: skip
 
