@@ -69,9 +69,12 @@ _LEAD_IN = re.compile(r":$|\b(?:as follows|the following)\.$", re.I)
 """A sentence that says what follows is what it announces: one ending in a colon, or in "as
 follows." or "the following." ("you should configure APT with its configuration parameter as
 the following." over the line that sets it)."""
-_CODE_LINE = re.compile(r"[>$] \S.*|[A-Za-z_][\w.]*\(.*\)")
-"""A line of code a manual shows on its own: a command after its prompt ("> help(solve)"), or a
-call ("sqrt(-17+0i)")."""
+_CODE_LINE = re.compile(
+    r"[>$] \S.*|[A-Za-z_][\w.]*\(.*\)"
+    r"|(?=.*(?: (?:>>?|<|\|\|?|&&) |\d>&\d))(?!.*[{}()])[a-z][\w.+\-]*(?: +[^\s.,;]\S*){1,7}"
+)
+"""A line of code a manual shows on its own: a command after its prompt ("> help(solve)"), a
+call ("sqrt(-17+0i)"), or a shell command with a redirection or a pipe ("ls 2>&1 > dirlist")."""
 _FORMULA = re.compile(r"[\w.()]+(?: ?[-+*/:|^] ?[\w.()]+)* ~ [^\s.;,][^.;]*")
 """A model formula on a line of its own, as a manual shows one: "y ~ 1 + x + I(x^2)"."""
 _LINE_END_COLON = re.compile(r":[ \t]*\n\s*")
@@ -101,11 +104,14 @@ _ENDS_DATED = re.compile(r"\b(?:19|20)\d\d$")
 _ANAPHORA = re.compile(
     r"^(?:(?:These|Those|Such)\s+[a-z]+\b(?! of\b)|For (?:example|instance),|In addition,|"
     r"Additionally,|Specifically,|(?:This|That|It) (?:is|was) (?:\w+ ){0,3}\w+\.$|"
-    r"Otherwise\b|(?:If|When|Unless) (?:no )?such\b)"
+    r"Otherwise\b|(?:If|When|Unless) (?:no )?such\b|(?:Thus|Hence|Therefore|Consequently),|"
+    r"[A-Z][a-z]+ (?:[a-z]+ )?(?:that|these|those|such) [a-z]+(?: [a-z]+)?,)"
 )
 """A sentence that names its subject only by pointing back ("These strategies enable the
 model to process sequences of up to 131,072 tokens"), that gives an example of the one before
-("For example, conduct scanning at write, ..."), or that adds to it or details it ("In
+("For example, conduct scanning at write, ..."), that draws its consequence ("Thus, the
+kinemage lacks most of the information in a PDB file"), that opens on what the one before named
+("After reading that file, it looks for ~/.bash_profile"), or that adds to it or details it ("In
 addition, movements in foreign exchange rates had an adverse impact ..." after a decrease's
 main causes; "Specifically, these decreases are driven by ..."), or that only says what the
 one before is ("The empty option causes filled areas not to be filled. This is the
@@ -113,8 +119,9 @@ default."), or that says what happens otherwise ("If no such row exists, the rou
 0."), is quoted with the sentence before it, which says what they are. Singular "This ..." in
 a longer sentence often names the document itself ("This proposed AD would apply ..."):
 joined too, it made two wrong answers confident on bench/data."""
-_GIVES_DEFAULT = re.compile(r"^Defaults?(?: value| setting)?s?(?: is|:)\s")
-"""A sentence that only gives a default ("Default value: 0.001.", "Default is clip.") gives
+_GIVES_DEFAULT = re.compile(r"^(?:Defaults?|The default)(?: value| setting)?s?(?: is|:)\s")
+"""A sentence that only gives a default ("Default value: 0.001.", "Default is clip.", "The
+default value is 500.") gives
 that of what the sentence before describes, and is quoted with it: alone it is too short to
 say anything."""
 _CHANGE_ANAPHORA = re.compile(
@@ -842,7 +849,9 @@ def _list_items(
 ) -> list[Span]:
     """Returns the list items after a lead-in, at most `room` of at most `room_chars` together.
     Items marked as such (a bullet, "1.", "(a)") give their first sentences only, the sentences
-    between them left out; unmarked, the sentences that follow are the items until a long one."""
+    between them left out; unmarked, the sentences that follow are the items until a long one
+    or another lead-in ("However, functions have the opening brace at the beginning of the next
+    line, thus:" after the code that showed the rule)."""
     marked = bool(following) and _ITEM_MARK.match(content[slice(*following[0])]) is not None
     items: list[Span] = []
     for start, end in following:
@@ -853,8 +862,8 @@ def _list_items(
             continue  # an item's other sentences, left out: they take no room
         if sum(b - a for a, b in items) + end - start > room_chars:
             break
-        if not marked and len(_WORD.findall(text)) > 30:
-            break
+        if not marked and (len(_WORD.findall(text)) > 30 or (items and _LEAD_IN.search(text))):
+            break  # a long sentence, or one announcing what follows it, starts anew
         items.append((start, end))
     return items
 

@@ -34,15 +34,17 @@ ASKS = {
     ),
     Asked.COUNT: re.compile(r"\bhow many\b|\bnumber of\b|\bcount of\b", re.I),
     Asked.AMOUNT: re.compile(
-        r"\bhow (?:much|large|big|long|fast|high|low|small)\b|\b(?:total|amount|revenues?|"
-        r"sales|income|expenses?|costs?|prices?|margins?|cash|expenditures?|capex|earnings|"
+        r"\bhow (?:much|large|big|long|fast|high|low|small)\b|"
+        r"\b(?:what|which) is the (?:maximum|minimum|longest|shortest)\b|"
+        r"\b(?:total|amount|revenues?|sales|income|expenses?|costs?|prices?|margins?|cash|expenditures?|capex|earnings|"
         r"profits?|loss|dividends?|assets|liabilities|debt|size|length|rate|ratio|percentage|"
         r"percent|speedups?|scores?|accuracy|budget|parameters|tokens|ebitdar?|ebit|eps|deposits|"
         r"backlog|obligations|commitments)\b|多少|金额|价值|数额",
         re.I,
     ),
     Asked.DATE: re.compile(
-        r"\bwhen\b|\b(?:what|which) (?:date|day|year|month)\b|\bdeadline\b|\bdue\b|"
+        r"\bwhen(?= (?:did|does|do|was|were|is|are|will|would|has|have|had|can|could|should|and"
+        r"|or)\b|\s*[?,]|$)|\b(?:what|which) (?:date|day|year|month)\b|\bdeadline\b|\bdue\b|"
         r"\beffective\b|\bexpire|哪天|哪一天|何时|什么时候|日期",
         re.I,
     ),
@@ -62,7 +64,9 @@ ASKS = {
         re.I,
     ),
 }
-"""How a question asks for each kind of answer."""
+"""How a question asks for each kind of answer. "When" asks a date as a question's word ("When did
+...?", "When and where ...?", "... and when?"), not as a clause's ("When reading a BioTapestry
+model, which kinds of links ...?", "... when the number is not specified?")."""
 
 
 def asked_kinds(query: str) -> frozenset[Asked]:

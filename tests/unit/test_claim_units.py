@@ -864,3 +864,39 @@ def test_a_paragraph_saying_what_a_word_in_lower_case_is_continues_nothing() -> 
             "cvs (Concurrent Versions System) is a front end to the RCS revision control system.",
         ),
     ]
+
+
+def test_a_consequence_and_a_default_are_quoted_with_the_sentence_before() -> None:
+    content = (
+        "However, such a kinemage is a drawing of a molecule and not the molecule itself. "
+        "Thus, the kinemage lacks most of the information in a PDB file.\n\n"
+        "HISTSIZE\n\nThe number of commands to remember in the command history. "
+        "The default value is 500."
+    )
+    assert [text for _, text in shown(content)] == [
+        "However, such a kinemage is a drawing of a molecule and not the molecule itself. "
+        "Thus, the kinemage lacks most of the information in a PDB file.",
+        "The number of commands to remember in the command history. The default value is 500.",
+    ]
+
+
+def test_a_second_lead_in_after_the_lines_a_first_announced_starts_anew() -> None:
+    content = (
+        "The preferred way is to put the opening brace last on the line, thusly:\n\n"
+        "if (x is true) {\nwe do y\n}\n\n"
+        "However, there is one special case, namely functions: they have the opening brace at "
+        "the beginning of the next line, thus:\n\n"
+        "int function(int x)\n{\nbody of function\n}"
+    )
+    [first, second] = shown(content)
+    assert first[1].endswith("we do y }") and second[1].startswith("However, there is one")
+
+
+def test_a_sentence_opening_on_what_the_one_before_named_is_quoted_with_it() -> None:
+    content = (
+        "When bash is invoked as an interactive login shell, it first reads and executes "
+        "commands from the file /etc/profile, if that file exists. After reading that file, "
+        "it looks for ~/.bash_profile, ~/.bash_login, and ~/.profile, in that order."
+    )
+    [(_, text)] = shown(content)
+    assert text.endswith("in that order.")

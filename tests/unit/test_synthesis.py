@@ -372,6 +372,20 @@ def test_how_do_i_asks_for_code() -> None:
     assert not asked_kinds("How does a tracing compiler speed up hot loops?")
 
 
+def test_when_asks_for_a_date_as_the_questions_word_not_as_a_clauses() -> None:
+    dated = {Asked.DATE}
+    assert asked_kinds("When did Amazon complete its acquisition of One Medical?") == dated
+    assert asked_kinds("When and where was the very first DebConf held?") == dated
+    assert asked_kinds("Who created the ELIZA chatbot, and when?") == dated
+    assert not asked_kinds("When reading a BioTapestry model, which links does BoolNet keep?")
+    assert not asked_kinds("Which startup files does bash read when it starts as a login shell?")
+
+
+def test_the_longest_or_most_allowed_asks_for_an_amount() -> None:
+    assert Asked.AMOUNT in asked_kinds("What is the longest a token in a kinemage file may be?")
+    assert Asked.AMOUNT in asked_kinds("What is the maximum number of pointmasters?")
+
+
 def test_why_asks_for_a_cause_not_the_figure_it_names() -> None:
     question = "Why did Walmart's consolidated net income decline in fiscal 2018?"
     kinds = asked_kinds(question)
@@ -994,7 +1008,7 @@ def test_a_claim_that_names_what_was_asked_goes_on_to_the_sentence_defining_it(
     assert texts[:2] == [
         "Suganuma et al. (18) described region-based compilation (RBC), a relative of tracing.",
         "A region is a subprogram worth optimizing that can include subsets of any number of "
-        "methods.",
+        "methods. Thus, the compiler has more flexibility.",
     ]
 
 
