@@ -51,7 +51,7 @@ ASKS = {
     Asked.VERSION: re.compile(r"\b(?:which|what) (?:\w+ ){0,4}(?:version|release)\b", re.I),
     Asked.DEFINITION: re.compile(
         r"\bwhat (?:does|do|did) .{1,60}\b(?:mean|stand for)\b|\bwhat is meant by\b|"
-        r"\bdefin(?:e|ed|es|ition)\b|\bmeaning of\b",
+        r"\bdefin(?:e|ed|es)\b|\bdefinitions? of\b|\bmeaning of\b",
         re.I,
     ),
     Asked.EXAMPLE: re.compile(
@@ -64,7 +64,9 @@ ASKS = {
         re.I,
     ),
 }
-"""How a question asks for each kind of answer. "When" asks a date as a question's word ("When did
+"""How a question asks for each kind of answer. A definition is asked of something ("How does the
+paper define chatbots?", "the definition of machine learning"), not by the name of a thing ("For a
+function definition, where does the brace go?"). "When" asks a date as a question's word ("When did
 ...?", "When and where ...?", "... and when?"), not as a clause's ("When reading a BioTapestry
 model, which kinds of links ...?", "... when the number is not specified?")."""
 

@@ -381,6 +381,14 @@ def test_when_asks_for_a_date_as_the_questions_word_not_as_a_clauses() -> None:
     assert not asked_kinds("Which startup files does bash read when it starts as a login shell?")
 
 
+def test_a_definition_is_asked_of_something_not_named_by_one() -> None:
+    assert asked_kinds("How does the paper define chatbots?") == {Asked.DEFINITION}
+    assert asked_kinds("Whose formal definition of machine learning does it quote?") == {
+        Asked.DEFINITION
+    }
+    assert not asked_kinds("For a function definition, where does the opening brace go?")
+
+
 def test_the_longest_or_most_allowed_asks_for_an_amount() -> None:
     assert Asked.AMOUNT in asked_kinds("What is the longest a token in a kinemage file may be?")
     assert Asked.AMOUNT in asked_kinds("What is the maximum number of pointmasters?")
