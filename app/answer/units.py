@@ -121,9 +121,8 @@ a longer sentence often names the document itself ("This proposed AD would apply
 joined too, it made two wrong answers confident on bench/data."""
 _GIVES_DEFAULT = re.compile(r"^(?:Defaults?|The default)(?: value| setting)?s?(?: is|:)\s")
 """A sentence that only gives a default ("Default value: 0.001.", "Default is clip.", "The
-default value is 500.") gives
-that of what the sentence before describes, and is quoted with it: alone it is too short to
-say anything."""
+default value is 500.") gives that of what the sentence before describes, and is quoted with
+it: alone it is too short to say anything."""
 _CHANGE_ANAPHORA = re.compile(
     r"^(?:(?:For|In|During) [^,.]{0,60}?(?:19|20)\d\d\s?,\s+)?(?:The|the|This|this) "
     r"(?:(?:projected|expected|anticipated|overall|net|year-over-year) )?"

@@ -36,10 +36,10 @@ ASKS = {
     Asked.AMOUNT: re.compile(
         r"\bhow (?:much|large|big|long|fast|high|low|small)\b|"
         r"\b(?:what|which) is the (?:maximum|minimum|longest|shortest)\b|"
-        r"\b(?:total|amount|revenues?|sales|income|expenses?|costs?|prices?|margins?|cash|expenditures?|capex|earnings|"
-        r"profits?|loss|dividends?|assets|liabilities|debt|size|length|rate|ratio|percentage|"
-        r"percent|speedups?|scores?|accuracy|budget|parameters|tokens|ebitdar?|ebit|eps|deposits|"
-        r"backlog|obligations|commitments)\b|多少|金额|价值|数额",
+        r"\b(?:total|amount|revenues?|sales|income|expenses?|costs?|prices?|margins?|cash|"
+        r"expenditures?|capex|earnings|profits?|loss|dividends?|assets|liabilities|debt|size|"
+        r"length|rate|ratio|percentage|percent|speedups?|scores?|accuracy|budget|parameters|"
+        r"tokens|ebitdar?|ebit|eps|deposits|backlog|obligations|commitments)\b|多少|金额|价值|数额",
         re.I,
     ),
     Asked.DATE: re.compile(
