@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -334,11 +334,12 @@ def _fragments(
         for line in block.get("lines", ()):
             spans = line["spans"]
             chars = [char for span in spans for char in span["chars"]]
-            glyphs = (
-                glyph
+            glyphs: Iterable[tuple[str, Rect]] = (
+                (_drawn(chars, index, underscores), char["bbox"])
                 for index, char in enumerate(chars)
-                for glyph in _spelled(chars, index, _drawn(chars, index, underscores))
             )
+            if any(char["c"] in TEX_LIGATURES for char in chars):
+                glyphs = _spelled(list(glyphs))
             if turn is not None:
                 glyphs = ((char, _turn_box(box, turn)) for char, box in glyphs)
             size = max((span["size"] for span in spans), default=0.0)
@@ -387,19 +388,21 @@ characters when a font names no Unicode for its glyphs (the bitmap Type3 fonts d
 KiNG's manual writes "scienti\x1cc" for "scientific", "\x1crst" for "first"."""
 
 
-def _spelled(chars: list[dict[str, Any]], index: int, char: str) -> list[tuple[str, Rect]]:
-    """Returns the glyph at `index` of a line's rawdict `chars`, read as `char`, as its letters:
-    a T1 ligature's (TEX_LIGATURES) beside a lower-case letter as MuPDF gives a ligature it
-    knows, the whole box to the first letter and an empty one at its right edge to each other
-    (app.pdf.pagetext shares the box out). A math font's big delimiter at those codes stands
-    beside no lower-case letter of a word."""
-    box = chars[index]["bbox"]
-    letters = TEX_LIGATURES.get(char)
-    beside = (chars[at]["c"] for at in (index - 1, index + 1) if 0 <= at < len(chars))
-    if letters is None or not any(neighbour.islower() for neighbour in beside):
-        return [(char, box)]
-    _, y0, x1, y1 = box
-    return [(letters[0], box), *((letter, (x1, y0, x1, y1)) for letter in letters[1:])]
+def _spelled(glyphs: list[tuple[str, Rect]]) -> list[tuple[str, Rect]]:
+    """Returns a line's glyphs with each T1 ligature (TEX_LIGATURES) beside a lower-case letter
+    as its letters, as MuPDF gives a ligature it knows: the whole box to the first letter and an
+    empty one at its right edge to each other (app.pdf.pagetext shares the box out). A math
+    font's big delimiter at those codes stands beside no lower-case letter of a word."""
+    spelled: list[tuple[str, Rect]] = []
+    for index, (char, box) in enumerate(glyphs):
+        letters = TEX_LIGATURES.get(char)
+        beside = glyphs[max(index - 1, 0) : index + 2]
+        if letters is None or not any(other.islower() for other, _ in beside):
+            spelled.append((char, box))
+            continue
+        _, y0, x1, y1 = box
+        spelled += [(letters[0], box), *((letter, (x1, y0, x1, y1)) for letter in letters[1:])]
+    return spelled
 
 
 def _drawn(chars: list[dict[str, Any]], index: int, underscores: Mapping[int, list[Rect]]) -> str:
