@@ -503,14 +503,14 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
             continue
         # A paragraph of its own after a finished sentence that says what a word in lower case
         # is names it, continuing nothing: "cvs (Concurrent Versions System) is a front end".
-        defines_lower_case = (
+        # (The paragraph test, which reads all the text before, comes last.)
+        if _CONTINUATION.match(text) and not (
             index > 0
             and beginning is None
-            and _opens_paragraph(content, start)
             and _LOWER_CASE_DEFINED.match(text)
             and _COMPLETE.search(text)
-        )
-        if _CONTINUATION.match(text) and not defines_lower_case:
+            and _opens_paragraph(content, start)
+        ):
             if beginning is not None and _COMPLETE.search(text):
                 units.append(Unit((beginning, (start, end)), "sentence"))
             elif index == 0 and _COMPLETE.search(text) and _rest_of_cut(words):
