@@ -7,10 +7,13 @@ library's reference, an installation guide and a data import guide;
 `bench/data/manuals_blind3.jsonl` about seven more: a project's history, a tutorial's slides,
 a paper, a numerical library's guide, a language reference, a FAQ and a tool's guide;
 `bench/data/manuals_blind4.jsonl` about five more: an R package's vignette, a man page, a
-program's user manual, a file format's specification and a coding style guideline. They
-are not in `../shared/corpus`; `fetch_manuals` downloads each package with `apt-get download` (its
-pinned version), takes the PDF out with `dpkg-deb`, and checks it against its recorded
-digest, so every run reads the same bytes.
+program's user manual, a file format's specification and a coding style guideline;
+`bench/data/manuals_blind5.jsonl` about five more: a LaTeX package's documentation with
+option tables, a statistics paper with tables of fitted models, a journal article with a
+table of presets and test results, a program's release notes and an essay with a licence
+appended. They are not in `../shared/corpus`; `fetch_manuals` downloads each package with
+`apt-get download` (its pinned version), takes the PDF out with `dpkg-deb`, and checks it
+against its recorded digest, so every run reads the same bytes.
 
 Run alone, it fetches them: `python -m bench.manuals`.
 """
@@ -126,6 +129,30 @@ SOURCES = (
     Manual(
         "slurm-wlm-doc", "22.05.8-4+deb12u3", "./usr/share/doc/slurm-wlm/html/coding_style.pdf",
         "ea87a27653147d35c6efe771267b27c6652056b66cf3fec7eb85a32642d66236",
+    ),
+    Manual(
+        "texlive-latex-recommended-doc", "2022.20230122-3",
+        "./usr/share/doc/texlive-doc/latex/xcolor/xcolor.pdf",
+        "d354360b1216cf8c9618571434a34e9e7683c2cec426e6156b4c5fb80af49e41",
+    ),
+    Manual(
+        "r-cran-pscl", "1.5.5-1+b1", "./usr/lib/R/site-library/pscl/doc/countreg.pdf",
+        "8ff9cb8331837ff2d21c4a840efbe4e5bdc10a1008edc0c39b8ba47d145cea04",
+    ),
+    Manual(
+        "texlive-luatex", "2022.20230122-3",
+        "./usr/share/doc/texlive-doc/luatex/lua-widow-control/tb133chernoff-widows.pdf",
+        "ee78cfb7c00252c0835535de25f8786936689083bfb2e525ad95f9b4df776832",
+    ),
+    Manual(
+        "lilypond-doc-pdf", "2.24.1-2",
+        "./usr/share/doc/lilypond/html/Documentation/changes.pdf",
+        "b8b7ed4102dc5732247dc3fad2cdc957f5294be5f703c8dbb8825cd8a64e7995",
+    ),
+    Manual(
+        "lilypond-doc-pdf", "2.24.1-2",
+        "./usr/share/doc/lilypond/html/Documentation/essay.pdf",
+        "4ad40da338b45eba8f89a3356e12bb5c5c43c5557e0bca2daa6335061e4513b5",
     ),
 )  # fmt: skip
 
