@@ -160,7 +160,13 @@ def eval_sets() -> dict[str, EvalSet]:
                 (("in a table", lambda q: q.in_table),),
                 tuple(MANUALS / manual.name for manual in SOURCES),
             )
-            for name in ("manuals_blind", "manuals_blind2", "manuals_blind3", "manuals_blind4")
+            for name in (
+                "manuals_blind",
+                "manuals_blind2",
+                "manuals_blind3",
+                "manuals_blind4",
+                "manuals_blind5",
+            )
         },
         "docs": EvalSet(
             "docs",
@@ -444,8 +450,10 @@ def main() -> None:
             "manuals-blind2 = `bench/data/manuals_blind2.jsonl` (24), written blind in "
             "session 46 over nine manuals no other set asks about, manuals-blind3 = "
             "`bench/data/manuals_blind3.jsonl` (35), written blind in session 48 over seven "
-            "more, and manuals-blind4 = `bench/data/manuals_blind4.jsonl` (35), written blind "
-            "in session 49 over five more, one collection (bench/manuals.py fetches them "
+            "more, manuals-blind4 = `bench/data/manuals_blind4.jsonl` (35), written blind "
+            "in session 49 over five more, and manuals-blind5 = "
+            "`bench/data/manuals_blind5.jsonl` (35), written blind in session 50 over five "
+            "more, one collection (bench/manuals.py fetches them "
             "from Debian's documentation packages: the R language definition, FAQ, "
             "installation and data import guides, "
             "GLPK's reference and its MathProg reference, the manuals of gnuplot and "
@@ -453,7 +461,9 @@ def main() -> None:
             "tutorial (slides), the paper introducing CVS, SuiteSparse's KLU guide, "
             "SystemTap's language reference, Network UPS Tools' FAQ and blktrace's btt "
             "guide; BoolNet's vignette, bash's man page, KiNG's manual, the kinemage format's "
-            "specification and the Linux kernel's coding style); docs = "
+            "specification and the Linux kernel's coding style; xcolor's documentation, pscl's "
+            "paper on count regression, a TUGboat article on widows, LilyPond's release notes "
+            "and its essay on engraving); docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",
