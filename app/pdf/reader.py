@@ -338,8 +338,8 @@ def _fragments(
                 (_drawn(chars, index, underscores), char["bbox"])
                 for index, char in enumerate(chars)
             )
-            if any(char["c"] in TEX_LIGATURES for char in chars):
-                glyphs = _spelled(list(glyphs))
+            if any(char["c"] in _REDRAWN for char in chars):
+                glyphs = _accented(_spelled(list(glyphs)))
             if turn is not None:
                 glyphs = ((char, _turn_box(box, turn)) for char, box in glyphs)
             size = max((span["size"] for span in spans), default=0.0)
@@ -403,6 +403,64 @@ def _spelled(glyphs: list[tuple[str, Rect]]) -> list[tuple[str, Rect]]:
         _, y0, x1, y1 = box
         spelled += [(letters[0], box), *((letter, (x1, y0, x1, y1)) for letter in letters[1:])]
     return spelled
+
+
+SPACING_ACCENTS = {
+    "\u00a8": "\u0308",  # diaeresis
+    "\u00b4": "\u0301",  # acute
+    "`": "\u0300",  # grave
+    "\u02c6": "\u0302",  # circumflex
+    "\u02dc": "\u0303",  # tilde
+    "\u00af": "\u0304",  # macron
+    "\u02d8": "\u0306",  # breve
+    "\u02d9": "\u0307",  # dot above
+    "\u02da": "\u030a",  # ring above
+    "\u02dd": "\u030b",  # double acute
+    "\u02c7": "\u030c",  # caron
+    "\u00b8": "\u0327",  # cedilla
+}
+"""Accents TeX sets as glyphs of their own over (or under) a letter, where its fonts have no
+accented letters (OT1): MuPDF reads "B\u00a8arenreiter", "Sch\u00a8olkopf", "Erd\u02ddos",
+the accent's box over the letter's. Mapped to the combining marks they compose with."""
+
+_REDRAWN = frozenset(TEX_LIGATURES) | frozenset(SPACING_ACCENTS)
+
+
+def _accented(glyphs: list[tuple[str, Rect]]) -> list[tuple[str, Rect]]:
+    """Returns a line's glyphs with each spacing accent (SPACING_ACCENTS) that stands over the
+    letter before or after it composed with that letter, in the letter's box: "\u00a8" and
+    "a" drawn at one place are "\u00e4". An accent beside a letter, not over it (a grave as a
+    quote mark), or one that composes with it to no single character stays as it is."""
+    accented: list[tuple[str, Rect]] = []
+    index = 0
+    while index < len(glyphs):
+        char, box = glyphs[index]
+        mark = SPACING_ACCENTS.get(char)
+        if mark is not None:
+            after = glyphs[index + 1] if index + 1 < len(glyphs) else None
+            if after is not None and (letter := _composed(after, box, mark)) is not None:
+                accented.append(letter)
+                index += 2
+                continue
+            if accented and (letter := _composed(accented[-1], box, mark)) is not None:
+                accented[-1] = letter
+                index += 1
+                continue
+        accented.append((char, box))
+        index += 1
+    return accented
+
+
+def _composed(glyph: tuple[str, Rect], accent: Rect, mark: str) -> tuple[str, Rect] | None:
+    """Returns the glyph's letter with `mark` as one character in the letter's box, if the
+    accent's middle stands within the letter's width and they compose; else None."""
+    letter, box = glyph
+    middle = (accent[0] + accent[2]) / 2
+    if not letter.isalpha() or not box[0] <= middle <= box[2]:
+        return None
+    # A dotless i takes the accent where an i's dot was: "Lo\u00a8\u0131c" is "Lo\u00efc".
+    composed = unicodedata.normalize("NFC", ("i" if letter == "\u0131" else letter) + mark)
+    return (composed, box) if len(composed) == 1 else None
 
 
 def _drawn(chars: list[dict[str, Any]], index: int, underscores: Mapping[int, list[Rect]]) -> str:

@@ -139,6 +139,25 @@ def test_a_tex_ligature_a_font_gives_no_unicode_for_is_read_as_its_letters() -> 
     assert f[2] == pytest.approx(i[0]) and f[2] - f[0] > 1 and i[2] - i[0] > 1
 
 
+def test_a_tex_accent_drawn_over_its_letter_is_read_as_the_accented_letter() -> None:
+    # TeX's OT1 fonts have no accented letters: it draws the accent over the letter (over a
+    # dotless i for "ï"), and MuPDF reads "B\u00a8arenreiter". A grave beside a word quotes it.
+    page = pymupdf.open().new_page()
+    writer, font = pymupdf.TextWriter(page.rect), pymupdf.Font("tiro")
+    writer.append((72, 72), "B", font=font, fontsize=12)
+    at = writer.last_point.x
+    writer.append((at + 1, 72), "\u00a8", font=font, fontsize=12)
+    writer.append((at, 72), "arenreiter and `quoted' Lo", font=font, fontsize=12)
+    at = writer.last_point.x
+    writer.append((at + 0.5, 72), "\u00a8", font=font, fontsize=12)
+    writer.append((at, 72), "\u0131c", font=font, fontsize=12)
+    writer.write_text(page)
+    extracted = extract_page(page)
+    assert extracted.text == "B\u00e4renreiter and `quoted' Lo\u00efc"
+    a, r = extracted.char_boxes[1], extracted.char_boxes[2]
+    assert a[2] == pytest.approx(r[0], abs=0.5) and a[2] - a[0] > 1
+
+
 def test_gap_without_a_space_gets_an_inserted_space() -> None:
     page = pymupdf.open().new_page()
     page.insert_text((72, 72), "Hello", fontsize=11)
