@@ -27,7 +27,8 @@ _FOUND = {
     Asked.REASON: re.compile(
         r"\b(?:due to|driven by|because|as a result of|owing to|caused by|"
         r"result(?:s|ed|ing)? (?:from|of)|reflect(?:s|ed|ing)?|offset by|primarily (?:by|from)|"
-        r"led by|contributed|benefit(?:s|ed|ing)? from|impact(?:s|ed)? (?:of|by))\b"
+        r"led by|contributed|benefit(?:s|ed|ing)? from|impact(?:s|ed)? (?:of|by)|rationale|"
+        r"so that|in order to|the (?:whole )?(?:idea|point|reason|purpose) (?:behind|of|for|is))\b"
         # A change, then what went on as it did: "down $847 million from Q2 2022, as customers
         # tempered purchases".
         r"|\b(?:up|down|higher|lower|increased|decreased|declined|rose|fell|grew)\b[^.;]{0,80}?,"
@@ -285,7 +286,7 @@ def asks_list(query: str) -> bool:
 
 
 _WHAT_THINGS = re.compile(
-    r"\bwhat (?:(?!of\b)[\w.\-]+ ){0,3}[a-z]+[^s\W]s (?:do|does|did|are|were|can|have|has|had)\b|"
+    r"\bwhat (?:(?!of\b)[\w.\-]+ ){0,4}[a-z]+[^s\W]s (?:do|does|did|are|were|can|have|has|had)\b|"
     r"\bwhat (?:are|were) (?:the |[\w.\-]+['\u2019]s )(?:[\w.\-]+ ){0,2}[a-z]+[^s\W]s\b",
     re.I,
 )
@@ -356,7 +357,7 @@ COUNTED_NAME_WORDS = 3
 """What a "how many" counts is named in this many words at most: "how many F-35 aircraft"."""
 # A count: no year, and no number after a dash (a model's, "737-8" or "737- 9").
 _NUMBER = (
-    r"(?:(?<![\w.,\-\u2013])(?<![\-\u2013] )(?!(?:19|20)\d\d\b)\d[\d,]*(?:\.\d+)?"
+    r"(?:(?<![\w.,\-\u2013])(?<![\-\u2013] )(?!(?:19|20)\d\d\b)\d(?:[\d,]*\d)?(?:\.\d+)?"
     r"|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
     r"eleven|twelve|dozens?|hundreds?|thousands?|millions?|billions?))"
 )
@@ -365,6 +366,15 @@ COUNTED_WORDS = 4
 full- and part-time employees", "26 short-running (less than 250ms) JavaScript programs"."""
 ASIDE_CHARS = 60
 """Characters an aside in brackets between a count and what it counts holds at the most."""
+
+
+_STATES_DEFAULT = re.compile(r"\bdefault(?:s|ed)?\b|\bpredefined\b|\bunless otherwise\b", re.I)
+
+
+def states_default(text: str) -> bool:
+    """Whether `text` says what holds when nothing is set: "The text of the last HISTSIZE
+    commands (default 500) is saved.", "the predefined number of 1000 iterations"."""
+    return _STATES_DEFAULT.search(text) is not None
 
 
 def counted_things(query: str) -> list[str]:

@@ -49,6 +49,7 @@ from app.answer.kinds import (
     holds_kind,
     other_measure,
     states_counts,
+    states_default,
     states_definition,
     year_asked,
 )
@@ -69,7 +70,7 @@ from app.answer.units import (
     sentence_ending_at_start,
 )
 from app.core.abbreviations import asked_abbreviations, spelled_out
-from app.core.asked import Asked, asked_kinds
+from app.core.asked import Asked, asked_kinds, asks_default
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
 from app.core.questions import question_parts
@@ -786,6 +787,8 @@ def score_units(
     compares = any(ask.year is not None for ask in asked_extremes(query))
     coded = {word for word in _CODED.findall(query) if is_code_name(word)}
     counted = counted_things(query)
+    # A default's figure may follow what it counts: "the last HISTSIZE commands (default 500)".
+    default_asked = asks_default(query)
     defined = defined_things(query)
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
     runs_on = runs_on or {}
@@ -840,7 +843,13 @@ def score_units(
             )
             kind = 0 if not kinds else (1 if holds_kind(judged, kinds, query) else -1)
             counts = states_counts(judged_shown, counted, query)
-            if kinds == {Asked.COUNT} and counted and not counts and claim.kind != "row":
+            if (
+                kinds == {Asked.COUNT}
+                and counted
+                and not counts
+                and claim.kind != "row"
+                and not (default_asked and states_default(judged_shown))
+            ):
                 # Its figures count other things, if any ("all 737 MAX airplanes" counts no
                 # airplanes); a row's label names what its figures count.
                 kind = -1

@@ -105,12 +105,14 @@ _ANAPHORA = re.compile(
     r"^(?:(?:These|Those|Such)\s+[a-z]+\b(?! of\b)|For (?:example|instance),|In addition,|"
     r"Additionally,|Specifically,|(?:This|That|It) (?:is|was) (?:\w+ ){0,3}\w+\.$|"
     r"Otherwise\b|(?:If|When|Unless) (?:no )?such\b|(?:Thus|Hence|Therefore|Consequently),|"
+    r"(?:Because of|For|Due to) (?:this|that|these|those)(?: \w+)?,|As a result,|"
     r"[A-Z][a-z]+ (?:[a-z]+ )?(?:that|these|those|such) [a-z]+(?: [a-z]+)?,)"
 )
 """A sentence that names its subject only by pointing back ("These strategies enable the
 model to process sequences of up to 131,072 tokens"), that gives an example of the one before
 ("For example, conduct scanning at write, ..."), that draws its consequence ("Thus, the
-kinemage lacks most of the information in a PDB file"), that opens on what the one before named
+kinemage lacks most of the information in a PDB file", "Because of this, lua-widow-control
+doesn't even attempt to shrink paragraphs"), that opens on what the one before named
 ("After reading that file, it looks for ~/.bash_profile"), or that adds to it or details it ("In
 addition, movements in foreign exchange rates had an adverse impact ..." after a decrease's
 main causes; "Specifically, these decreases are driven by ..."), or that only says what the
@@ -529,7 +531,16 @@ def sentence_units(content: str, page_break: int | None, row_lines: list[Span]) 
         said_before = len(words) < MIN_WORDS and _right_after(units, content, start)
         if _LEAD_IN.search(text) and (len(words) >= MIN_WORDS or said_before):
             if any(end <= a <= end + MAX_LIST_CHARS for a, _ in row_lines):
-                continue  # it introduces a table, whose rows are units of their own
+                # It introduces a table, whose rows are units of their own; or the code shown
+                # under it, whose output the table is: "The following performs a Markov
+                # experiment with the predefined number of 1000 iterations on the example
+                # PBN:", "> sim <- markovSimulation(examplePBN)".
+                code = _code_lines_after(content, sentences, index)
+                if code:
+                    units.append(Unit((sentences[index], *code), "sentence"))
+                    taken_until = code[-1][1]
+                    beginning = None
+                continue
             following = sentences[index + 1 :]
             room_chars = list_room(text, [content[slice(*span)] for span in following[:1]])
             items = _list_items(content, following, room_chars=room_chars)
@@ -674,6 +685,21 @@ def _cut_off(content: str, span: Span) -> list[Unit]:
     # A semicolon parts the items of a sentence's list; a comma may part an item's words.
     ends = [m for m in ends if m.group() == ";"] or ends
     return [Unit(((start, start + ends[-1].start()),), "sentence")] if ends else []
+
+
+_PROMPTED = re.compile(r"> \S.*|\$ (?![\d.,(])\S.*")
+"""A command after its prompt, R's or a shell's ("> sim", "$ man 1 bash"), not an amount
+("$ 1.2")."""
+
+
+def _code_lines_after(content: str, sentences: list[Span], index: int) -> list[Span]:
+    """Returns the sentences right after the one at `index` that open with a prompted command."""
+    code = []
+    for sentence in sentences[index + 1 :]:
+        if not _PROMPTED.fullmatch(content[slice(*sentence)].strip().split("\n", 1)[0]):
+            break
+        code.append(sentence)
+    return code
 
 
 def _showing_code(content: str, sentences: list[Span], index: int) -> list[Span]:

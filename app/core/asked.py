@@ -25,7 +25,8 @@ ASKS = {
     Asked.REASON: re.compile(
         r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|led to|contributed to|explains|"
         r"accounted for|turned|pushed|lifted|weighed on|hurt|helped)\b|"
-        r"\b(?:reasons?|drivers?|causes?|factors?) (?:for|of|behind)\b|"
+        r"\b(?:reasons?|reasoning|rationale|motivations?|drivers?|causes?|factors?) "
+        r"(?:for|of|behind)\b|"
         r"\b(?:what|which) (?:factors|drivers|reasons)\b|"
         r"\b(?:what|which) (?:were|was|are|is) the (?:(?:main|primary|key|principal|major) "
         r"(?:reasons?|drivers?|causes?|factors?)|reasons|drivers|causes)\b|"
@@ -69,6 +70,20 @@ paper define chatbots?", "the definition of machine learning"), not by the name 
 function definition, where does the brace go?"). "When" asks a date as a question's word ("When did
 ...?", "When and where ...?", "... and when?"), not as a clause's ("When reading a BioTapestry
 model, which kinds of links ...?", "... when the number is not specified?")."""
+
+
+_ASKS_DEFAULT = re.compile(
+    r"\bby default\b|(?<![Oo]f )(?<![Ii]n )(?<!-)\bdefault (?!on\b)[a-z]+|"
+    r"\bwhen (?:it is |the \w+ is |they are )?not (?:specified|given|set)\b"
+)
+"""A default asked, what holds when nothing is set ("How many commands does the history list
+keep by default?", "What is KLU's default partial pivoting tolerance?"), not a borrower's
+("an Event of Default", "in default", "cross-default")."""
+
+
+def asks_default(query: str) -> bool:
+    """Whether `query` asks what holds when nothing is set (a setting's default)."""
+    return _ASKS_DEFAULT.search(query) is not None
 
 
 def asked_kinds(query: str) -> frozenset[Asked]:

@@ -18,7 +18,12 @@ MAX_LABEL_WORDS = 12
 MAX_TABLE_LINE_CHARS = 90
 """Lines longer than this, or ending a sentence, are prose: they end a table upwards."""
 
-NUMERIC_CELL = re.compile(r"^[$\u20ac\u00a3(]*[-\u2212+]?\d[\d,.]*[%)xX]?[KMBT]?\)?$")
+NUMERIC_CELL = re.compile(
+    r"^[$\u20ac\u00a3(]*[-\u2212+]?\d[\d,.]*"
+    r"(?:[%)xX]|pt|em|ex|cm|mm|px|bp|ms|ns|us|[kKMG]B|[kMG]?Hz)?[KMBT]?\)?$"
+)
+"""A figure: an amount, a share, a multiple, or a size, length or time with its unit ("3em",
+"0pt", "16MB", "250ms")."""
 _CURRENCY = re.compile(r"^[$\u20ac\u00a3%]$")
 _NIL = re.compile(r"^[$(]*[\u2014\u2013-]{1,2}\)?$")
 """A cell that says nothing there: "—", "-", "$ —"."""

@@ -899,3 +899,28 @@ def test_a_sentence_opening_on_what_the_one_before_named_is_quoted_with_it() -> 
     )
     [(_, text)] = shown(content)
     assert text.endswith("in that order.")
+
+
+def test_a_consequence_opening_on_what_caused_it_is_quoted_with_the_cause() -> None:
+    content = (
+        "Most documents rarely have such long paragraphs, which are the easiest to shrink. "
+        "Because of this, lua-widow-control doesn't even attempt to shrink paragraphs."
+    )
+    assert [text for _, text in shown(content)] == [content]
+
+
+def test_a_lead_in_to_code_whose_output_is_a_table_is_quoted_with_the_code() -> None:
+    content = (
+        "The following performs a Markov experiment with the predefined number of 1000 "
+        "iterations on the example PBN:\n\n"
+        "> sim <- markovSimulation(examplePBN)\n\n"
+        "States reached at the end of the simulation:\n\n"
+        "x1 x2 x3 Probability\n"
+        "1 0 0 0 0.15\n"
+        "2 1 1 1 0.85\n"
+    )
+    texts = [text for _, text in shown(content)]
+    assert texts[0] == (
+        "The following performs a Markov experiment with the predefined number of 1000 "
+        "iterations on the example PBN: > sim <- markovSimulation(examplePBN)"
+    )

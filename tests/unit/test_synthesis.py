@@ -27,6 +27,7 @@ from app.answer.kinds import (
     measures_named,
     other_measure,
     states_counts,
+    states_default,
     states_definition,
     year_asked,
 )
@@ -42,7 +43,7 @@ from app.answer.synthesis import (
     synthesize,
 )
 from app.answer.units import MAX_LIST_CHARS, chunk_sentences
-from app.core.asked import Asked, asked_kinds
+from app.core.asked import Asked, asked_kinds, asks_default
 from app.core.geometry import chunk_segments
 from app.core.questions import (
     fiscal_years_spelled,
@@ -403,6 +404,14 @@ def test_why_asks_for_a_cause_not_the_figure_it_names() -> None:
     assert asked_kinds("What were the main reasons PBNA's operating profit rose in 2021?") == kinds
     assert asked_kinds("Which programs and factors accounted for the increase?") == kinds
     assert asked_kinds("What is the reason code of the error?") != kinds
+    rationale = "What is the reasoning behind preferring deep indents?"
+    assert asked_kinds(rationale) == kinds
+    assert holds_kind(
+        "Rationale: The whole idea behind indentation is to clearly define where a block of "
+        "control starts and ends.",
+        kinds,
+        rationale,
+    )
     assert holds_kind(
         "The decline was primarily due to the loss on extinguishment of debt.", kinds, question
     )
@@ -698,6 +707,26 @@ def test_a_claim_counting_each_thing_asked_how_many_of_answers_at_a_lower_floor(
     assert not states_counts("aircraft delivered: 142", ["aircraft"])
     assert not states_counts("In 2021 aircraft deliveries rose", ["aircraft"])
     assert counted_things("How many of the zones are there?") == []
+    # A figure's comma is no part of it: "0," counts no commands.
+    commands = counted_things("How many commands does the history list keep?")
+    assert not states_counts("If the value is 0, commands are not saved", commands)
+    assert states_counts("it keeps 500 commands", commands)
+
+
+def test_a_default_asked_is_answered_by_the_claim_that_gives_it(embedder: Embedder) -> None:
+    history = chunk(
+        56,
+        "The value of the HISTSIZE variable is used as the number of commands to save in a "
+        "history list. If the value is 0, commands are not saved in the history list. The text "
+        "of the last HISTSIZE commands (default 500) is saved.",
+    )
+    question = "How many commands does the history list keep by default?"
+    assert asks_default(question) and asks_default("What is KLU's default pivot tolerance?")
+    assert not asks_default("What counts as an Event of Default under the agreement?")
+    assert not asks_default("Which notes are in default?")
+    assert states_default("the predefined number of 1000 iterations")
+    answer = synthesize(question, [history], [history], embedder)
+    assert answer.text.startswith("The text of the last HISTSIZE commands (default 500)")
     # Nor does a number the question writes itself count what it names.
     about_max = "How many 737 MAX airplanes of U.S. registry would the AD affect?"
     assert not states_counts("applies to all 737 MAX airplanes", ["airplan"], about_max)

@@ -36,6 +36,7 @@ HEADER = " ".join([CAPTION, UNIT, PERIOD, DATES])
 
 def test_lines_are_told_apart() -> None:
     assert row_kind(ROWS[0]) == "figures"
+    assert row_kind("emergencystretch 3em 1em 0pt") == "figures"
     assert row_kind(DATES) is None and is_period_line(DATES)
     assert is_period_line("2023 2022 2023 2022") and not is_period_line(ROWS[1])
     assert is_unit_line(UNIT) and is_unit_line("($ in thousands)") and is_unit_line("$ million")
