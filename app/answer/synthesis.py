@@ -62,10 +62,13 @@ from app.answer.units import (
     continued_items,
     holds_series,
     item_texts,
+    items_at_start,
     last_counted,
+    lead_in_at_end,
     list_room,
     list_runs_on,
     marked_items,
+    release_heading,
     sentence_cut_at_end,
     sentence_ending_at_start,
 )
@@ -240,7 +243,8 @@ class RunOn:
     after it, on the next page. The chunker ends a chunk at a page's running head or number,
     so the two halves are apart: "... operated by Lion Air (Lion Air Flight 610) was involved
     in an accident after takeoff from Soekarno-" and "Hatta International Airport in Jakarta,
-    Indonesia, resulting in 189 fatalities."."""
+    Indonesia, resulting in 189 fatalities.". Or a list's lead-in that ends one chunk, its items
+    (`ending` spans them) opening the next, on the same page or the next."""
 
     beginning: Span
     after: Candidate
@@ -400,24 +404,28 @@ def synthesize(
 
 def _runs_on(context: Sequence[Candidate], following: Following) -> dict[uuid.UUID, RunOn]:
     """Returns, by chunk, the sentence of prose a page break cuts at its end, where the chunk
-    after it, on the next page, opens with the sentence's ending."""
+    after it, on the next page, opens with the sentence's ending; or the lead-in it ends with,
+    where the chunk after it opens with the list's items."""
     found = {}
     for chunk in context:
         if chunk.table_header is not None:
             continue
         beginning = sentence_cut_at_end(chunk.content, page_break_at(chunk))
-        if beginning is None:
+        lead_in = lead_in_at_end(chunk.content, page_break_at(chunk)) if beginning is None else None
+        if beginning is None and lead_in is None:
             continue
         after = following(chunk)
-        if (
-            after is None
-            or after.page_start != chunk.page_end + 1
-            or after.table_header is not None
-        ):
+        if after is None or after.table_header is not None:
             continue
-        ending = sentence_ending_at_start(after.content, page_break_at(after))
-        if ending is not None:
-            found[chunk.chunk_id] = RunOn(beginning, after, ending)
+        if beginning is not None and after.page_start == chunk.page_end + 1:
+            ending = sentence_ending_at_start(after.content, page_break_at(after))
+            if ending is not None:
+                found[chunk.chunk_id] = RunOn(beginning, after, ending)
+        elif lead_in is not None and after.page_start in (chunk.page_end, chunk.page_end + 1):
+            # A lead-in the chunk ends with, whose items open the chunk after it.
+            items = items_at_start(after.content, page_break_at(after))
+            if items is not None:
+                found[chunk.chunk_id] = RunOn(lead_in, after, items)
     return found
 
 
@@ -789,6 +797,7 @@ def score_units(
     counted = counted_things(query)
     # A default's figure may follow what it counts: "the last HISTSIZE commands (default 500)".
     default_asked = asks_default(query)
+    released = bool(kinds & {Asked.VERSION, Asked.DATE})
     defined = defined_things(query)
     rank_of = {chunk.chunk_id: rank for rank, chunk in enumerate(ranked)}
     runs_on = runs_on or {}
@@ -813,6 +822,14 @@ def score_units(
             if causes and claim.kind == "row":
                 continue  # a row of figures says what moved, never why
             shown = shown_text(chunk.content, claim.parts)
+            if released and not holds_kind(shown, kinds, query):
+                # A changelog's entry came with the release it stands under ("2007/01/21
+                # v2.11", then "color names lime and teal added"): asked which or when, it
+                # is quoted with that heading.
+                heading = release_heading(chunk.content, claim.parts[0][0])
+                if heading is not None:
+                    claim = replace(claim, parts=(heading, *claim.parts))
+                    shown = shown_text(chunk.content, claim.parts)
             joined = run_on if run_on is not None and claim.parts == (run_on.beginning,) else None
             if joined is not None:
                 shown = f"{shown} {joined.ending_text}"

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from app.core.rows import (
+    MONTH,
     NUMERIC_CELL,
     full_dates,
     is_period_line,
@@ -632,6 +633,44 @@ def sentence_cut_at_end(content: str, page_break: int | None) -> Span | None:
     # Model 737-8 airplane operated by Lion Air ..."); a heading has fewer words in lower case.
     lower = sum(word[0].islower() for word in words)
     return sentences[-1] if len(words) > MIN_WORDS and lower * 3 >= len(words) else None
+
+
+_RELEASE_DATE = rf"(?:(?:19|20)\d\d[/\-.]\d\d[/\-.]\d\d|{MONTH} \d{{1,2}},? (?:19|20)\d\d)"
+_RELEASE_LINE = re.compile(
+    rf"^[ \t]*(?:{_RELEASE_DATE}[ \t]+(?:v|Version |Release )?|(?:{_RELEASE_DATE}[ \t]+)?"
+    r"(?:v|Version |Release |Changes in (?:version )?))\d+(?:\.\d+)+[a-z]?[ \t]*$",
+    re.I | re.M,
+)
+"""A changelog's heading: a release's version, dated or named so ("2007/01/21 v2.11", "Version
+2.24.1"); a bare number ("4.2") may number a section."""
+
+
+def release_heading(content: str, start: int) -> Span | None:
+    """Returns the changelog heading (_RELEASE_LINE) nearest above `start` in `content`, the
+    release what follows it came with; None when there is none."""
+    headings = list(_RELEASE_LINE.finditer(content, 0, start))
+    return headings[-1].span() if headings else None
+
+
+def lead_in_at_end(content: str, page_break: int | None) -> Span | None:
+    """Returns the lead-in `content` ends with, None when it ends otherwise: a list's items the
+    chunk after it may hold ("... close comparison with the hand-engraved score showed a lot of
+    errors in the formatting details:")."""
+    sentences = quotable_sentences(content, page_break)
+    if not sentences or content[sentences[-1][1] :].strip():
+        return None
+    text = content[slice(*sentences[-1])]
+    long_enough = len(_WORD.findall(text)) >= MIN_WORDS
+    return sentences[-1] if _LEAD_IN.search(text) and long_enough else None
+
+
+def items_at_start(content: str, page_break: int | None) -> Span | None:
+    """Returns the span of the marked items `content` opens with (continued_items: the first
+    sentence of each), None when it opens otherwise."""
+    if not _ITEM_MARK.match(content.lstrip()):
+        return None
+    items = continued_items(content, page_break, MAX_LIST_ITEMS, MAX_LIST_CHARS)
+    return (items[0][0], items[-1][1]) if items else None
 
 
 def sentence_ending_at_start(content: str, page_break: int | None) -> Span | None:

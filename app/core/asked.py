@@ -23,8 +23,8 @@ class Asked(Enum):
 
 ASKS = {
     Asked.REASON: re.compile(
-        r"\bwhy\b|\bwhat (?:drove|drives|caused|causes|led to|contributed to|explains|"
-        r"accounted for|turned|pushed|lifted|weighed on|hurt|helped)\b|"
+        r"\bwhy\b|\bwhat makes (?!up\b)|\bwhat (?:drove|drives|caused|causes|led to|"
+        r"contributed to|explains|accounted for|turned|pushed|lifted|weighed on|hurt|helped)\b|"
         r"\b(?:reasons?|reasoning|rationale|motivations?|drivers?|causes?|factors?) "
         r"(?:for|of|behind)\b|"
         r"\b(?:what|which) (?:factors|drivers|reasons)\b|"

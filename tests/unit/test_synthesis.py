@@ -404,6 +404,8 @@ def test_why_asks_for_a_cause_not_the_figure_it_names() -> None:
     assert asked_kinds("What were the main reasons PBNA's operating profit rose in 2021?") == kinds
     assert asked_kinds("Which programs and factors accounted for the increase?") == kinds
     assert asked_kinds("What is the reason code of the error?") != kinds
+    assert asked_kinds("What makes a computer-engraved score feel cold?") == kinds
+    assert asked_kinds("What makes up the company's total debt?") != kinds
     rationale = "What is the reasoning behind preferring deep indents?"
     assert asked_kinds(rationale) == kinds
     assert holds_kind(
@@ -947,6 +949,39 @@ def test_a_sentence_a_page_break_cuts_is_weighed_and_quoted_whole(embedder: Embe
     assert ending.text.endswith("Indonesia, resulting in 189 fatalities.")
     assert (beginning.first_page, ending.first_page) == (3, 4)
     assert all("Hatta" not in claim.text for claim in answer.claims[2:])
+
+
+def test_a_lead_in_ending_its_chunk_is_quoted_with_the_items_opening_the_next(
+    embedder: Embedder,
+) -> None:
+    answer = answered_over_two_chunks(
+        "What formatting errors did the comparison with the hand-engraved score show?",
+        "The LilyPond 1.4 output is certainly readable, but close comparison with the "
+        "hand-engraved score showed a lot of errors in the formatting details:",
+        "• there is too much space before the time signature\n"
+        "• the stems of the beamed notes are too long\n"
+        "• the trill marks are too big",
+        embedder,
+    )
+    lead_in, items = answer.claims[:2]
+    assert lead_in.text.endswith("errors in the formatting details:")
+    assert items.text.startswith("• there is too much space") and "trill" in items.text
+    assert (lead_in.first_page, items.first_page) == (3, 4)
+
+
+def test_a_changelog_entry_is_quoted_with_its_release_when_one_is_asked(
+    embedder: Embedder,
+) -> None:
+    history = chunk(
+        59,
+        "History\n\n2016/05/11 v2.12\n\n• New features:\n\n\u2013 luatex driver option to fix "
+        "incompatibilities.\n\n2007/01/21 v2.11\n\n• New features:\n\n\u2013 color names lime and "
+        "teal added to the set of predefined colors.\n\n2006/11/28 v2.10\n\n• Bugfixes:\n\n"
+        "\u2013 incorrect internal macro.",
+    )
+    question = "In which release were the predefined colors lime and teal added?"
+    answer = synthesize(question, [history], [history], embedder)
+    assert answer.text.startswith("2007/01/21 v2.11 \u2013 color names lime and teal added")
 
 
 def test_a_list_that_runs_past_its_chunk_is_quoted_on_from_the_next(embedder: Embedder) -> None:
