@@ -45,6 +45,8 @@ __all__ = [
     "ocr_noise_score",
 ]
 
+_UNMAPPED_GLYPHS = re.compile("[\ufffd\ue000-\uf8ff]+")
+"""A token of glyphs that map to no character: the replacement character, private use."""
 _TOKEN = re.compile(rf"[{CJK_LETTERS}]+|[^\s{CJK_LETTERS}]+")
 """A run of CJK letters, or a run of anything else but whitespace."""
 _EDGES = (
@@ -134,6 +136,11 @@ def ocr_noise_score(text: str) -> float:
     runs = sum(1 for token in tokens if CJK_LETTER.match(token))
     others = [token for token in tokens if not CJK_LETTER.match(token)]
     cored = [token for token in others if token.strip(_EDGES)]
+    # Glyphs a symbol font maps to no character, standing alone among prose (a music font's
+    # notes in a release note's example), are no words; a text mostly of them is garbled.
+    glyphs = [token for token in cored if _UNMAPPED_GLYPHS.fullmatch(token)]
+    if len(glyphs) * 2 < len(cored):
+        cored = [token for token in cored if not _UNMAPPED_GLYPHS.fullmatch(token)]
     in_cjk = runs >= CJK_TEXT * (runs + len(cored))
     judged = [token for token in others if in_cjk and _is_debris(token)] + cored
     words = runs + len(judged)

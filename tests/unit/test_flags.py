@@ -205,7 +205,11 @@ NOISY_ZH = (
         (CLEAN_ZH, 0.0, 0.0),
         (NOISY_ZH, 0.2, 1.0),
         ("In 20I5 the rate was l0.5% and in Z016 it rose.", 0.15, 1.0),
-        ("The \ufffd\ufffd glyphs \ue000 are broken here.", 0.25, 1.0),
+        ("The gly\ufffdphs are bro\ue000ken here.", 0.25, 1.0),
+        # A symbol font's glyphs alone among prose (a music example, a form's checkbox) are
+        # no words; a text mostly of them is garbled.
+        ("Yes \uf052 No \uf0a3 Indicate by check mark whether the registrant is a shell", 0.0, 0.0),
+        ("\ufffd \ufffd 8 \ufffd \ufffd \ufffd 5", 0.5, 1.0),
     ],
 )
 def test_ocr_noise_score(text: str, low: float, high: float) -> None:
