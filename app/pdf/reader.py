@@ -423,6 +423,10 @@ SPACING_ACCENTS = {
 accented letters (OT1): MuPDF reads "B\u00a8arenreiter", "Sch\u00a8olkopf", "Erd\u02ddos",
 the accent's box over the letter's. Mapped to the combining marks they compose with."""
 
+SPACING_TILDE = "~"
+"""What a small tilde over no letter stands for: groff and TeX's typewriter fonts draw "~" with
+the accent's glyph, which MuPDF reads as "\u02dc" ("\u02dc/.bashrc", "\u02dcftp")."""
+
 _REDRAWN = frozenset(TEX_LIGATURES) | frozenset(SPACING_ACCENTS)
 
 
@@ -430,7 +434,8 @@ def _accented(glyphs: list[tuple[str, Rect]]) -> list[tuple[str, Rect]]:
     """Returns a line's glyphs with each spacing accent (SPACING_ACCENTS) that stands over the
     letter before or after it composed with that letter, in the letter's box: "\u00a8" and
     "a" drawn at one place are "\u00e4". An accent beside a letter, not over it (a grave as a
-    quote mark), or one that composes with it to no single character stays as it is."""
+    quote mark), or one that composes with it to no single character stays as it is, but for
+    a tilde (SPACING_TILDE)."""
     accented: list[tuple[str, Rect]] = []
     index = 0
     while index < len(glyphs):
@@ -446,7 +451,7 @@ def _accented(glyphs: list[tuple[str, Rect]]) -> list[tuple[str, Rect]]:
                 accented[-1] = letter
                 index += 1
                 continue
-        accented.append((char, box))
+        accented.append((SPACING_TILDE if char == "\u02dc" else char, box))
         index += 1
     return accented
 

@@ -158,6 +158,15 @@ def test_a_tex_accent_drawn_over_its_letter_is_read_as_the_accented_letter() -> 
     assert a[2] == pytest.approx(r[0], abs=0.5) and a[2] - a[0] > 1
 
 
+def test_a_small_tilde_over_no_letter_is_read_as_a_tilde() -> None:
+    # groff draws "~/.bashrc" with the accent's glyph, which MuPDF reads as "\u02dc".
+    page = pymupdf.open().new_page()
+    writer = pymupdf.TextWriter(page.rect)
+    writer.append((72, 72), "reads \u02dc/.bashrc", font=pymupdf.Font("tiro"), fontsize=12)
+    writer.write_text(page)
+    assert extract_page(page).text == "reads ~/.bashrc"
+
+
 def test_gap_without_a_space_gets_an_inserted_space() -> None:
     page = pymupdf.open().new_page()
     page.insert_text((72, 72), "Hello", fontsize=11)
