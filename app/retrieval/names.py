@@ -258,6 +258,14 @@ def holds_phrases(text: str, phrases: Sequence[str]) -> bool:
     return any(f" {' '.join(_WORD.findall(phrase.lower()))}" in written for phrase in phrases)
 
 
+def writes_code(text: str, terms: Sequence[str]) -> bool:
+    """Whether `text` writes any of `terms` (app.core.questions.code_terms) as it is, case and
+    all, not inside a longer name: "tol_int" is not in "tol_int_max"."""
+    return any(
+        re.search(rf"(?<![\w\\-]){re.escape(term)}(?![\w-])", text) is not None for term in terms
+    )
+
+
 MIN_NAMES_HELD = 2
 """A passage that holds this many of a query's names or more, all of them, is evidence enough
 without a near vector (retrieval's named floor)."""

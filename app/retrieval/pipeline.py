@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -14,6 +15,7 @@ from sqlalchemy.orm import Session
 from app.core.asked import FIGURES, asked_kinds
 from app.core.chunks import Candidate
 from app.core.questions import (
+    code_terms,
     fiscal_years_spelled,
     question_core,
     quoted_terms,
@@ -53,6 +55,7 @@ from app.retrieval.names import (
     unwritten_versions,
     versioned_names,
     without_authors,
+    writes_code,
 )
 from app.retrieval.rerank import AnnotationSignal, rerank
 from app.retrieval.search import (
@@ -245,10 +248,10 @@ def rank_chunks(
         # nearer to "What is the capital of France?" for the filings that do.
         named = bool(names) and not missing
         named_floor = min(params.min_similarity, params.min_similarity_named)
-        quoted = quoted_terms(query)
+        quoted, code = quoted_terms(query), code_terms(query)
 
         def passes(index: int, candidate: Candidate) -> bool:
-            if writes_quoted(candidate, quoted, names):
+            if writes_quoted(candidate, quoted, names, code):
                 return True
             holding = [holds_name(said[index], name) for name in names] if named else []
             floor = (
@@ -385,10 +388,14 @@ def title_words(title: str, filename: str) -> set[str]:
     return text_words(f"{title} {filename}")
 
 
-def writes_quoted(candidate: Candidate, quoted: list[str], names: list[str]) -> bool:
-    """Whether a candidate writes a term the query quotes (app.core.questions.quoted_terms)
-    and, in its own words or its document's name, every name the query gives."""
-    if not quoted or not holds_phrases(candidate_text(candidate), quoted):
+def writes_quoted(
+    candidate: Candidate, quoted: list[str], names: list[str], code: Sequence[str] = ()
+) -> bool:
+    """Whether a candidate writes a term the query quotes (app.core.questions.quoted_terms) or
+    one of the `code` it writes (code_terms) and, in its own words or its document's name,
+    every name the query gives."""
+    text = candidate_text(candidate)
+    if not (quoted and holds_phrases(text, quoted)) and not writes_code(text, code):
         return False
     words = text_words(named_text(candidate))
     return all(holds_name(words, name) for name in names)

@@ -6,10 +6,17 @@ from dataclasses import replace
 
 import pytest
 
-from app.core.questions import quoted_terms
+from app.core.questions import code_terms, quoted_terms
 from app.core.rows import full_dates
 from app.retrieval import names
-from app.retrieval.names import holds_name, holds_phrases, name_phrases, name_query, text_words
+from app.retrieval.names import (
+    holds_name,
+    holds_phrases,
+    name_phrases,
+    name_query,
+    text_words,
+    writes_code,
+)
 from app.retrieval.pipeline import names_document, with_named_documents
 from tests.helpers.chunks import statement_chunk
 
@@ -195,6 +202,33 @@ def test_a_passage_writes_a_quoted_term_across_lines_and_with_its_last_word_goin
     assert holds_phrases("Trace Trees record hot loops", ["trace tree"])
     assert not holds_phrases("the tax on alignment", ["alignment tax"])
     assert not holds_phrases("subtrace tree", ["trace tree"])
+
+
+def test_what_a_question_writes_as_code_is_read_whole() -> None:
+    assert code_terms("What do I write instead of \\on-the-fly #first-page?") == [
+        "\\on-the-fly",
+        "#first-page",
+    ]
+    assert code_terms("My runs with -dbackend=eps, or --enable-memory-profiling?") == [
+        "-dbackend=eps",
+        "--enable-memory-profiling",
+    ]
+    assert code_terms("What does ${parameter:-word} give, and asn1_der_decoding2()?") == [
+        "${parameter:-word}",
+        "asn1_der_decoding2",
+    ]
+    assert code_terms("How many points does locator() collect, and what does I() do?") == [
+        "locator"
+    ]
+    assert code_terms("Is a self-hosted 10-K in C# a lua-widow-control -1?") == []
+
+
+def test_a_passage_writes_a_code_term_as_it_is_and_not_inside_a_longer_name() -> None:
+    assert writes_code("2.22 syntax\n\\on-the-fly #first-page ...", ["#first-page"])
+    assert writes_code("Call locator(n) to read points", ["locator"])
+    assert not writes_code("tol_int_max is 1e-5", ["tol_int"])
+    assert not writes_code("the TOL_INT parameter", ["tol_int"])
+    assert not writes_code("\\on-the-fly-first-page", ["\\on-the-fly"])
 
 
 def test_a_passage_writing_the_quoted_term_rises_only_in_the_document_the_query_names() -> None:
