@@ -394,6 +394,8 @@ def writes_quoted(
     """Whether a candidate writes a term the query quotes (app.core.questions.quoted_terms) or
     one of the `code` it writes (code_terms) and, in its own words or its document's name,
     every name the query gives."""
+    if not quoted and not code:
+        return False
     text = candidate_text(candidate)
     if not (quoted and holds_phrases(text, quoted)) and not writes_code(text, code):
         return False
