@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from typing import Protocol, assert_never
 
@@ -45,6 +46,9 @@ class Embedder(Protocol):
     dim: int
     batch_size: int
     """How many texts `embed_texts` hands to one `embed_batch` call."""
+    parallel_batches: int
+    """How many `embed_batch` calls `embed_texts` makes at once: more than one where a call
+    runs on one core (onnx), else 1."""
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
         """Returns an (n, dim) float32 array whose row i is the unit vector of texts[i].
@@ -75,9 +79,22 @@ def embed_texts(
     # under 1% of the embedding time.
     lengths = count_tokens(list(texts)) if token_counts is None else token_counts
     by_length = sorted(range(len(texts)), key=lengths.__getitem__)
-    for start in range(0, len(by_length), embedder.batch_size):
-        rows = by_length[start : start + embedder.batch_size]
+    batches = [
+        by_length[start : start + embedder.batch_size]
+        for start in range(0, len(by_length), embedder.batch_size)
+    ]
+
+    def embed(rows: list[int]) -> None:
         vectors[rows] = embedder.embed_batch([texts[i] for i in rows])
+
+    workers = min(embedder.parallel_batches, len(batches))
+    if workers > 1:
+        with ThreadPoolExecutor(workers, thread_name_prefix="embed-batch") as pool:
+            for _ in pool.map(embed, batches):
+                pass
+    else:
+        for rows in batches:
+            embed(rows)
     return vectors
 
 

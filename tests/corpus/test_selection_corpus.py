@@ -82,6 +82,7 @@ class CachedEmbedder:
         self.name: str = embedder.name
         self.dim: int = embedder.dim
         self.batch_size: int = embedder.batch_size
+        self.parallel_batches = 1
         self.vectors: dict[str, FloatArray] = {}
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:

@@ -111,6 +111,19 @@ def test_embed_texts_keeps_input_order_across_batches(
     assert list(similarity.argmax(axis=1)) == list(range(len(MIXED_LENGTHS)))
 
 
+def test_batches_run_side_by_side_make_the_vectors_of_one_text_at_a_time(
+    onnx: Embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Batches of 2 over 7 texts, three batches at once, each on one core.
+    monkeypatch.setattr(onnx, "batch_size", 2)
+    monkeypatch.setattr(onnx, "parallel_batches", 3)
+
+    side_by_side = embed_texts(onnx, MIXED_LENGTHS)
+
+    one_at_a_time = np.concatenate([onnx.embed_queries([text]) for text in MIXED_LENGTHS])
+    np.testing.assert_allclose(side_by_side, one_at_a_time, atol=1e-6)
+
+
 def test_the_batch_size_is_the_backends_own_unless_set() -> None:
     assert load_embedder(make_settings(embedding_batch_size=None)).batch_size == 4
     assert load_embedder(make_settings(embedding_batch_size=32)).batch_size == 32

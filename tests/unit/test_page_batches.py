@@ -60,6 +60,7 @@ class ZeroEmbedder:
     name = "zero"
     dim = 4
     batch_size = 8
+    parallel_batches = 1
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         return np.zeros((len(texts), self.dim), dtype=np.float32)
@@ -138,6 +139,7 @@ class TextEmbedder:
     name = "text"
     dim = 4
     batch_size = 3
+    parallel_batches = 2
 
     def __init__(self) -> None:
         self.seen: list[str] = []

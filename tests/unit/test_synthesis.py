@@ -321,6 +321,7 @@ class CountingEmbedder:
     def __init__(self, model: Embedder) -> None:
         self.model = model
         self.name, self.dim, self.batch_size = model.name, model.dim, model.batch_size
+        self.parallel_batches = 1  # the texts noted in the order given
         self.texts: list[str] = []
 
     def embed_batch(self, texts: Sequence[str]) -> FloatArray:
