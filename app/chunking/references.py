@@ -78,10 +78,15 @@ _SOURCE = re.compile(
     r"|\babs/\d{4}\.\d{4,5}|\bproc(?:eedings|\.)|\bjournal\b|\bconference\b|\bsymposium\b"
     r"|\bworkshop\b|\bpress\b|\btransactions\b|\bpreprint\b|\bcorr\b|\[online\]"
     r"|\bavailable(?: at|:)|https?://|\burl\b|\bisbn\b|\beds?\."
-    r"|[(,]\s*(?:19|20)\d{2}[a-z]?[).,]|(?:19|20)\d{2}[a-z]?\.$",
+    r"|[(,]\s*(?:19|20)\d{2}[a-z]?[).,]|(?:19|20)\d{2}[a-z]?\.$"
+    r"|\b\d{1,4}\(\d{1,4}\):\s?\d"  # volume(issue):pages, 52(1):3-25
+    r"|\b(?:[a-z\d-]+\.)+(?:org|com|net|edu|gov|int|info|io)/"  # an address, tug.org/TUGboat
+    r"|\b(?:jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)[a-z]*\.?\s+(?:19|20)\d{2}\b",
     re.IGNORECASE,
 )
-"""What names a source: a venue, pages, an identifier, a URL, a year as references give it."""
+"""What names a source: a venue, pages, an identifier, a URL, a year as references give it;
+a column a few words wide breaks each entry over many lines, so the address alone, the
+volume's pages or the month of the year is each a line's only sign."""
 
 
 def flag_references(
@@ -125,17 +130,25 @@ def reference_sections(
     pages: Sequence[PageLines], toc: Sequence[TocEntry]
 ) -> list[tuple[int, int]]:
     """Returns the document's reference sections as sorted, disjoint spans of the document
-    text (the pages' texts joined with PAGE_BREAK)."""
+    text (the pages' texts joined with PAGE_BREAK). `toc` is the outline, or for a document
+    without one the headings read off its pages (app.chunking.sections), which end a section
+    found in the text as the outline's entries do."""
     offsets = [0, *np.cumsum([len(p.text) + len(PAGE_BREAK) for p in pages[:-1]]).tolist()]
     text = PAGE_BREAK.join(page.text for page in pages)
     entries = sorted(
         (entry for entry in toc if 1 <= entry.page <= len(pages)),
         key=lambda entry: (entry.page, entry.y or 0.0),
     )
-    located = [offsets[entry.page - 1] + _locate(pages[entry.page - 1], entry) for entry in entries]
+    located = [
+        offsets[entry.page - 1]
+        + (entry.offset if entry.offset is not None else _locate(pages[entry.page - 1], entry))
+        for entry in entries
+    ]
     sections: list[tuple[int, int]] = []
     for index, entry in enumerate(entries):
-        if _HEADING.fullmatch(entry.title.strip()):
+        # A heading read off the page (one with an offset) may be a manual's "Reference"
+        # chapter: only the outline's are taken at their word, the others are confirmed below.
+        if entry.offset is None and _HEADING.fullmatch(entry.title.strip()):
             ends = (
                 at
                 for later, at in zip(entries[index + 1 :], located[index + 1 :], strict=True)
@@ -148,7 +161,7 @@ def reference_sections(
             continue
         # A heading the outline leaves out has no level to compare: any later entry ends it.
         appendix = next(_heading_lines(text, _APPENDIX, end), (len(text), len(text)))
-        sections.append((start, min([at for at in located if at > start] + [appendix[0]])))
+        sections.append((start, min([at for at in located if at >= end] + [appendix[0]])))
     return _merged(sections)
 
 

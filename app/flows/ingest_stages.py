@@ -183,12 +183,13 @@ def page_batches(
     with timings.measure("chunk"):
         # Reference sections bound chunks like furniture does, so that leaving them out at
         # query time never drops the body text a chunk would otherwise have shared with them.
-        references = reference_sections(extracted.pages, extracted.toc)
+        furniture = find_furniture(extracted.pages)
+        headings = extracted.toc or detected_headings(extracted.pages, furniture)
+        references = reference_sections(extracted.pages, headings)
         structure = structure_pages(extracted.pages)
         ocr_pages = {page.number for page in extracted.pages if page.ocr_confidence is not None}
-        furniture = find_furniture(extracted.pages)
         chunker = DocumentChunker(
-            extracted.toc or detected_headings(extracted.pages, furniture),
+            headings,
             max_tokens=chunking.max_tokens,
             overlap_tokens=chunking.overlap_tokens,
             count_tokens=chunking.count_tokens,

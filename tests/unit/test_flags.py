@@ -46,6 +46,19 @@ An Yang, Baosong Yang, Binyuan Hui, Bo Zheng, Bowen Yu, Chang Zhou, Chengpeng Li
 Chengyuan Li, Dayiheng Liu, Fei Huang, Guanting Dong, Haoran Wei, Huan Lin,
 Jialong Tang, Jialin Wang, Jian Yang, Jianhong Tu, Jianwei Zhang, Jianxin Ma"""
 
+NARROW_COLUMN = """[3] K. Brown. The typographical widow. Bulletin
+of the New York Public Library 52(1):3-25, Jan.
+1948. hdl.handle.net/2027/uc1.b3310084
+[4] K. Brown. The typographical widow: Encore.
+Bulletin of the New York Public Library
+52(9):458-466, Sept. 1948.
+[6] P. Isambert. Strategies against widows.
+TUGboat 31(1):12-17, 2010.
+tug.org/TUGboat/tb31-1/tb97isambert.
+pdf"""
+"""A bibliography set in a narrow column: an entry over three or four lines, most of which
+name a source only by an address without its scheme, a volume's pages or a month."""
+
 R_OUTPUT = """> x <- c(TRUE, FALSE, NA)
 [1] TRUE FALSE NA
 > seq(1, 9, by = 2)
@@ -56,7 +69,8 @@ R_OUTPUT = """> x <- c(TRUE, FALSE, NA)
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [(NUMBERED, True), (AUTHOR_YEAR, True), (BODY, False), (TITLE_PAGE, False),
+    [(NUMBERED, True), (AUTHOR_YEAR, True), (NARROW_COLUMN, True), (BODY, False),
+     (TITLE_PAGE, False),
      (R_OUTPUT, False), ("[1] A. Aho. Compilers, 2006.", False)],
 )  # fmt: skip
 def test_reference_lists_are_told_from_body_text(text: str, expected: bool) -> None:
@@ -119,6 +133,25 @@ def test_reference_heading_in_the_text_runs_to_an_appendix_heading() -> None:
     last = [make_page(1, "Body here.\n\nREFERENCES\n\n" + AUTHOR_YEAR)]
     [(start, end)] = sections_of(last, [])
     assert document(last)[start:end] == "REFERENCES\n\n" + AUTHOR_YEAR
+
+
+def test_reference_heading_in_the_text_ends_at_the_next_heading_read_off_the_pages() -> None:
+    pages = [
+        make_page(1, "Body here.\n\nReferences\n\n" + NUMBERED),
+        make_page(2, "Updates to the article\n\nA second article follows."),
+    ]
+    text = document(pages)
+    read_off = [
+        TocEntry(2, "References", 1, offset=pages[0].text.index("References")),
+        TocEntry(2, "Updates to the article", 2, offset=0),
+    ]
+    [(start, end)] = sections_of(pages, read_off)
+    assert text[start:end] == "References\n\n" + NUMBERED + PAGE_BREAK
+    # A heading read off a page starts no section without a bibliography after it (a
+    # manual's "Reference" chapter), as one found in the text does not.
+    manual = [make_page(1, "Reference\n\nThe commands, one by one.\n\nUsage\n\nMore.")]
+    headings = [TocEntry(2, "Reference", 1, offset=0), TocEntry(2, "Usage", 1, offset=37)]
+    assert sections_of(manual, headings) == []
 
 
 @pytest.mark.parametrize(
