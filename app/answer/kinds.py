@@ -413,30 +413,41 @@ def states_counts(text: str, things: list[str], query: str = "") -> bool:
     )
 
 
+_THING = (
+    r"(?:(?:the|a|an) )?(?:term )?[\u201c\"']?"
+    r"([^\W\d][\w\-]*(?: (?!of\b|in\b|for\b)[^\W\d][\w\-]*)?)"
+)
+"""What a definition is asked of: a word or two after an article ("the basin", "Hungarian
+notation"), not what follows "of" or "in"."""
 _DEFINED = re.compile(
-    r"\bdefines? (?:the term )?[\u201c\"']?([^\W\d][\w\-]*)"
-    r"|\bdefinition of (?:the term )?[\u201c\"']?([^\W\d][\w\-]*)"
-    r"|\bwhat is meant by [\u201c\"']?([^\W\d][\w\-]*)",
+    rf"\bdefines? {_THING}|\bdefinition of {_THING}|\bwhat is meant by {_THING}"
+    rf"|\bmeans? by {_THING}|(?:^|, )what (?:is|are) (?:a|an) {_THING}",
     re.I,
 )
+_PRONOUNS = frozenset({"it", "them", "this", "that", "these", "those", "its"})
+"""Words "defines" may take that name no thing ("As the article defines it, what is a widow?")."""
 
 
 def defined_things(query: str) -> list[str]:
-    """Returns the words whose definition `query` asks for, as their stems: "creativity" of
-    "How does Thoma's paper define creativity in its introduction?"."""
-    return [
-        stem(next(word for word in found.groups() if word).lower())
+    """Returns the words whose definition `query` asks for, the last word of each thing as its
+    stem: "creativity" of "How does Thoma's paper define creativity in its introduction?",
+    "notation" of "What does the guide mean by Hungarian notation?"."""
+    things = [
+        next(words for words in found.groups() if words).split()
         for found in _DEFINED.finditer(query)
     ]
+    return [stem(words[-1].lower()) for words in things if words[0].lower() not in _PRONOUNS]
 
 
 def states_definition(text: str, things: list[str]) -> bool:
     """Whether `text` defines each of `things` (defined_things): "creativity is \u201cthe
-    ability to use your imagination ...\u201d", "X is defined as", "X refers to"."""
+    ability to use your imagination ...\u201d", "X is defined as", "X refers to", "X is a",
+    "a \u201cwidow\u201d occurs when"."""
     return bool(things) and all(
         re.search(
-            rf"\b{re.escape(thing)}\w*\s+(?:(?:is|are)\s+(?:[\u201c\"]|(?:understood|defined|"
-            r"known|described) as\b)|refers? to\b|means\b|denotes\b|stands for\b)",
+            rf"\b{re.escape(thing)}\w*(?: of [\w\-]+)?[\u201d\"]?\s+"
+            r"(?:(?:is|are)\s+(?:[\u201c\"]|an?\b|(?:understood|defined|known|described) as\b)"
+            r"|refers? to\b|means\b|denotes\b|stands for\b|occurs? when\b)",
             text,
             re.I,
         )

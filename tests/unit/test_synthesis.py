@@ -883,6 +883,12 @@ def test_a_claim_defining_the_thing_asked_answers_at_a_lower_floor(embedder: Emb
         "Recursion refers to a call of itself", defined_things("Define recursion")
     )
     assert not states_definition("the imagination is \u201cthe ability", ["creativity"])
+    # The thing after an article, not the article; a pronoun names none; "mean by" asks too.
+    assert defined_things("What is meant by the basin of attraction?") == ["basin"]
+    assert defined_things("As the article defines it, what is a widow?") == ["widow"]
+    assert defined_things("What does the guide mean by Hungarian notation?") == ["notation"]
+    assert defined_things("What is the total revenue?") == []
+    assert states_definition("A \u201cwidow\u201d occurs when the last line", ["widow"])
 
 
 def test_a_sentence_sending_the_reader_elsewhere_is_not_the_answer(embedder: Embedder) -> None:
