@@ -11,7 +11,11 @@ program's user manual, a file format's specification and a coding style guidelin
 `bench/data/manuals_blind5.jsonl` about five more: a LaTeX package's documentation with
 option tables, a statistics paper with tables of fitted models, a journal article with a
 table of presets and test results, a program's release notes and an essay with a licence
-appended. They are not in `../shared/corpus`; `fetch_manuals` downloads each package with
+appended; `bench/data/manuals_blind6.jsonl` about five more: LaTeX's guide to font selection
+with tables of font attributes and sizes, a graph-automorphism library's user's guide, a stub
+generator's manual with tables of attributes and type mappings, a printer driver suite's user's
+manual and a sequence-comparison package's guide with tables of programs and compile options.
+They are not in `../shared/corpus`; `fetch_manuals` downloads each package with
 `apt-get download` (its pinned version), takes the PDF out with `dpkg-deb`, and checks it
 against its recorded digest, so every run reads the same bytes.
 
@@ -153,6 +157,28 @@ SOURCES = (
         "lilypond-doc-pdf", "2.24.1-2",
         "./usr/share/doc/lilypond/html/Documentation/essay.pdf",
         "4ad40da338b45eba8f89a3356e12bb5c5c43c5557e0bca2daa6335061e4513b5",
+    ),
+    Manual(
+        "texlive-latex-base-doc", "2022.20230122-3",
+        "./usr/share/doc/texlive-doc/latex/base/fntguide.pdf",
+        "fb1b5ecbdf1a1b39698896ac567c0525f65de2202107b504f5c0dc76e5e69be4",
+    ),
+    Manual(
+        "nauty-doc", "2.8.6+ds-2", "./usr/share/doc/nauty/nug28.pdf",
+        "3ba8c8723a163283db7cd4ca583d33573b4194b07c9b6fa71c92ed95cd4a70e5",
+    ),
+    Manual(
+        "camlidl-doc", "1.04-5", "./usr/share/doc/camlidl/camlidl-1.04.doc.pdf",
+        "29df28a0ebbf3677ccc1b20ff36cf66a0a2b32ca61525f48df6da7f31c600e6f",
+    ),
+    Manual(
+        "gutenprint-doc", "5.3.4.20220624T01008808d602-1",
+        "./usr/share/doc/gutenprint-doc/gutenprint-users-manual.pdf",
+        "e9f4a85ecce576c1dcbb9236e710d0e1256c0f5642bb06ad91251b15410194d8",
+    ),
+    Manual(
+        "fasta3-doc", "36.3.8i.14-Nov-2020-1", "./usr/share/doc/fasta3/fasta_guide.pdf",
+        "e0cbb13bf2f0cfe3c85e846634ed41c5a3011c50ef6333ef229f9d7978ffaf82",
     ),
 )  # fmt: skip
 
