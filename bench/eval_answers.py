@@ -179,9 +179,10 @@ MANUALS_APART = (
     ("manuals blind 3", "manuals_blind3"),
     ("manuals blind 4", "manuals_blind4"),
     ("manuals blind 5", "manuals_blind5"),
+    ("manuals blind 6", "manuals_blind6"),
 )
-"""(source, file in bench/data) of the questions written blind in sessions 46, 48, 49 and 50 over
-the manuals no other set asks about (bench/manuals.py), asked over their own collection."""
+"""(source, file in bench/data) of the questions written blind in sessions 46, 48, 49, 50 and 54
+over the manuals no other set asks about (bench/manuals.py), asked over their own collection."""
 APART = (
     OWN_FILING,
     METRICS,
@@ -534,8 +535,8 @@ def section(
             f"the {files} manuals bench/manuals.py fetches from Debian's documentation "
             f"packages ({pages:,} pages; `bench/data/manuals_blind.jsonl`'s, "
             "`bench/data/manuals_blind2.jsonl`'s, `bench/data/manuals_blind3.jsonl`'s, "
-            "`bench/data/manuals_blind4.jsonl`'s and `bench/data/manuals_blind5.jsonl`'s "
-            "questions)"
+            "`bench/data/manuals_blind4.jsonl`'s, `bench/data/manuals_blind5.jsonl`'s and "
+            "`bench/data/manuals_blind6.jsonl`'s questions)"
         )
     if FINANCEBENCH_COLLECTION in sizes:
         files, pages = sizes[FINANCEBENCH_COLLECTION]

@@ -166,6 +166,7 @@ def eval_sets() -> dict[str, EvalSet]:
                 "manuals_blind3",
                 "manuals_blind4",
                 "manuals_blind5",
+                "manuals_blind6",
             )
         },
         "docs": EvalSet(
@@ -451,9 +452,10 @@ def main() -> None:
             "session 46 over nine manuals no other set asks about, manuals-blind3 = "
             "`bench/data/manuals_blind3.jsonl` (35), written blind in session 48 over seven "
             "more, manuals-blind4 = `bench/data/manuals_blind4.jsonl` (35), written blind "
-            "in session 49 over five more, and manuals-blind5 = "
+            "in session 49 over five more, manuals-blind5 = "
             "`bench/data/manuals_blind5.jsonl` (35), written blind in session 50 over five "
-            "more, one collection (bench/manuals.py fetches them "
+            "more, and manuals-blind6 = `bench/data/manuals_blind6.jsonl` (35), written blind "
+            "in session 54 over five more, one collection (bench/manuals.py fetches them "
             "from Debian's documentation packages: the R language definition, FAQ, "
             "installation and data import guides, "
             "GLPK's reference and its MathProg reference, the manuals of gnuplot and "
@@ -463,7 +465,9 @@ def main() -> None:
             "guide; BoolNet's vignette, bash's man page, KiNG's manual, the kinemage format's "
             "specification and the Linux kernel's coding style; xcolor's documentation, pscl's "
             "paper on count regression, a TUGboat article on widows, LilyPond's release notes "
-            "and its essay on engraving); docs = "
+            "and its essay on engraving; LaTeX's font selection guide, nauty and Traces' "
+            "user's guide, Camlidl's manual, Gutenprint's user's manual and the FASTA "
+            "package's guide); docs = "
             "`bench/data/questions_docs.jsonl` over its 8 papers and manuals and 18 docugami "
             '10-Qs ("in a table": `in_table` true; "10-Q": the docugami questions).',
             "",

@@ -86,8 +86,9 @@ def docs_questions(
     (session 21, written blind and kept from tuning), docs_blind's 24 (session 23, written
     blind), docs_blind2's 32 (session 25, written blind), docs_blind3's 20 (session 40,
     written blind), or manuals_blind's 25 and manuals_blind2's 24 (session 46),
-    manuals_blind3's 35 (session 48), manuals_blind4's 35 (session 49) and manuals_blind5's 35
-    (session 50) over bench.manuals' PDFs, written blind over manuals no set had asked about."""
+    manuals_blind3's 35 (session 48), manuals_blind4's 35 (session 49), manuals_blind5's 35
+    (session 50) and manuals_blind6's 35 (session 54) over bench.manuals' PDFs, written blind
+    over manuals no set had asked about."""
     return [
         Question(
             id=row["id"],
