@@ -471,8 +471,12 @@ def _composed(glyph: tuple[str, Rect], accent: Rect, mark: str) -> tuple[str, Re
 def _drawn(chars: list[dict[str, Any]], index: int, underscores: Mapping[int, list[Rect]]) -> str:
     """Returns the character at `index` of a line's rawdict `chars`: "_" for a space between
     two letters or digits with an underscore's rule inside its box, in its lower half (not a
-    form's blank after "(408)")."""
+    form's blank after "(408)"). Half a surrogate pair (a font's ToUnicode map giving a glyph
+    D80C alone) is U+FFFD: no tokenizer, JSON or PostgreSQL takes it, and one character in its
+    place keeps every offset after it."""
     char = chars[index]["c"]
+    if "\ud800" <= char <= "\udfff":
+        return "\ufffd"
     if (
         char != " "
         or not underscores

@@ -61,15 +61,18 @@ def make_text_pdf(title: str, pages: int) -> bytes:
     )
 
 
-def type3_pdf(text: bytes) -> bytes:
+def type3_pdf(text: bytes, to_unicode: dict[int, str] | None = None) -> bytes:
     """Returns a one-page PDF that sets `text` in a Type3 font whose glyph names ("/a28") say
-    no Unicode, as dvips embeds TeX's bitmap fonts: MuPDF reads each glyph as its code."""
+    no Unicode, as dvips embeds TeX's bitmap fonts: MuPDF reads each glyph as its code. With
+    `to_unicode` (code -> UTF-16 hex), the font's ToUnicode map says what the codes are."""
     codes = sorted(set(text) - {ord(" ")})
     glyph = b"60 0 0 0 50 60 d1 0 0 50 60 re f"
     shown = text.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)")
     content = b"BT /F1 12 Tf 72 700 Td (" + shown + b") Tj ET"
     names = " ".join(f"{code} /a{code}" for code in codes)
-    procs = " ".join(f"/a{code} {6 + index} 0 R" for index, code in enumerate(codes))
+    first_glyph = 7 if to_unicode else 6
+    procs = " ".join(f"/a{code} {first_glyph + index} 0 R" for index, code in enumerate(codes))
+    mapped = "/ToUnicode 6 0 R" if to_unicode else ""
     bodies = [
         b"<</Type/Catalog/Pages 2 0 R>>",
         b"<</Type/Pages/Kids[3 0 R]/Count 1>>",
@@ -79,8 +82,9 @@ def type3_pdf(text: bytes) -> bytes:
         (
             "<</Type/Font/Subtype/Type3/FontMatrix[0.01 0 0 0.01 0 0]/FontBBox[0 0 60 70]"
             f"/Resources<<>>/FirstChar 0/LastChar 255/Widths[{' '.join(['60'] * 256)}]"
-            f"/Encoding<</Type/Encoding/Differences[{names}]>>/CharProcs<<{procs}>>>>"
+            f"/Encoding<</Type/Encoding/Differences[{names}]>>/CharProcs<<{procs}>>{mapped}>>"
         ).encode(),
+        *([_stream(_unicode_map(to_unicode))] if to_unicode else []),
         *(_stream(glyph) for _ in codes),
     ]
     pdf = bytearray(b"%PDF-1.4\n")
@@ -93,6 +97,17 @@ def type3_pdf(text: bytes) -> bytes:
     pdf += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
     pdf += b"trailer<</Size %d/Root 1 0 R>>\nstartxref\n%d\n%%%%EOF\n" % (len(bodies) + 1, xref)
     return bytes(pdf)
+
+
+def _unicode_map(to_unicode: dict[int, str]) -> bytes:
+    """Returns a ToUnicode CMap of one-byte codes, each to its UTF-16 hex."""
+    chars = "".join(f"<{code:02X}> <{value}>\n" for code, value in sorted(to_unicode.items()))
+    return (
+        "/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /U def "
+        "1 begincodespacerange <00> <FF> endcodespacerange "
+        f"{len(to_unicode)} beginbfchar\n{chars}endbfchar "
+        "endcmap CMapName currentdict /CMap defineresource pop end end"
+    ).encode()
 
 
 def _stream(data: bytes) -> bytes:

@@ -139,6 +139,15 @@ def test_a_tex_ligature_a_font_gives_no_unicode_for_is_read_as_its_letters() -> 
     assert f[2] == pytest.approx(i[0]) and f[2] - f[0] > 1 and i[2] - i[0] > 1
 
 
+def test_a_glyph_mapped_to_half_a_surrogate_pair_is_read_as_the_replacement_character() -> None:
+    # LaTeX's font guide maps a textcomp glyph to D80C alone: text no tokenizer, JSON or
+    # PostgreSQL takes; in its place, one character keeps every offset after it.
+    pdf = type3_pdf(b"ab c", to_unicode={0x61: "0061", 0x62: "D80C", 0x63: "0063"})
+    extracted = extract_page(pymupdf.open(stream=pdf)[0])
+    assert extracted.text == "a\ufffd c"
+    assert len(extracted.char_boxes) == len(extracted.text)
+
+
 def test_a_tex_accent_drawn_over_its_letter_is_read_as_the_accented_letter() -> None:
     # TeX's OT1 fonts have no accented letters: it draws the accent over the letter (over a
     # dotless i for "ï"), and MuPDF reads "B\u00a8arenreiter". A grave beside a word quotes it.
