@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from app.chunking.furniture import FURNITURE
 from app.chunking.references import REFERENCES, flag_references
+from app.chunking.structure import reads_as_prose
 from app.core.chunks import INDEX, LIST_OF_FIGURES, OCR, STRUCTURE_FLAGS, TOC, ChunkDraft
 from app.core.sentences import CJK_LETTER, CJK_LETTERS
 
@@ -101,12 +102,18 @@ def flag_ocr(chunks: Sequence[ChunkDraft], ocr_pages: Collection[int]) -> list[C
 
 
 def flag_structure(chunks: Sequence[ChunkDraft], structure: Mapping[int, str]) -> list[ChunkDraft]:
-    """Returns the chunks, each lying wholly on structure pages flagged as its first page."""
+    """Returns the chunks, each lying wholly on structure pages flagged as its first page,
+    unless it reads as prose (the introduction under contents that end mid-page)."""
     flagged = []
     for chunk in chunks:
         pages = range(chunk.page_start, chunk.page_end + 1)
         flag = structure.get(chunk.page_start)
-        if flag is not None and flag not in chunk.flags and all(p in structure for p in pages):
+        if (
+            flag is not None
+            and flag not in chunk.flags
+            and all(p in structure for p in pages)
+            and not reads_as_prose(chunk.content)
+        ):
             chunk = replace(chunk, flags=(*chunk.flags, flag))
         flagged.append(chunk)
     return flagged

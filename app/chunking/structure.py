@@ -16,6 +16,7 @@ from collections.abc import Sequence
 
 from app.core.chunks import INDEX, LIST_OF_FIGURES, TOC
 from app.core.records import PageLines
+from app.core.sentences import split_sentences
 
 MIN_LEADERS = 5
 """Dot-leader locators a page needs at the least to be a structure page..."""
@@ -27,6 +28,8 @@ HEADED_MIN_LOCATORS = 3
 """Locators enough on a page headed "Contents", "Index" or "List of figures"."""
 HEADING_LINES = 4
 """The first lines of a page among which its heading is looked for."""
+PROSE_WORDS = 8
+"""Words a sentence needs to make a chunk of a structure page prose (reads_as_prose)."""
 REF_SLACK = 20
 """How far past the page count a page reference may point (printed numbers run ahead of the
 physical pages by the front matter)."""
@@ -96,7 +99,7 @@ def heading_of(lines: Sequence[str]) -> str | None:
     return next((line for line in lines[:HEADING_LINES] if _HEADING.search(line)), None)
 
 
-def locators_of(lines: Sequence[str], page_count: int) -> tuple[list[str], list[str]]:
+def locators_of(lines: Sequence[str], page_count: int | None) -> tuple[list[str], list[str]]:
     """Returns the lines that are a title with a page reference: with a dot leader, and
     with only a trailing page number; none holding amounts."""
     leaders, trailing = [], []
@@ -114,10 +117,29 @@ def locators_of(lines: Sequence[str], page_count: int) -> tuple[list[str], list[
     return leaders, trailing
 
 
-def within(ref: str | None, page_count: int) -> bool:
+def within(ref: str | None, page_count: int | None) -> bool:
     """Says whether a locator's page reference could be a page of the document (a roman
-    numeral always can; a dot leader with its number on the next line has none)."""
-    return ref is None or not ref.isdigit() or int(ref) <= page_count + REF_SLACK
+    numeral always can; a dot leader with its number on the next line has none; any can of a
+    document whose page count is not given)."""
+    return (
+        ref is None or not ref.isdigit() or page_count is None or int(ref) <= page_count + REF_SLACK
+    )
+
+
+def reads_as_prose(text: str) -> bool:
+    """Whether a chunk of a structure page is prose all the same: no locator line, and a
+    sentence of PROSE_WORDS words or more that no dot leader runs through. The introduction
+    that opens under contents ending mid-page, or an abstract above them, is text to answer
+    from; a line of the contents the locators miss ("Item 15. Exhibits 132") is no sentence."""
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip()]
+    if any(locators_of(lines, None)):
+        return False
+    return any(_is_prose(text[start:end]) for start, end in split_sentences(text))
+
+
+def _is_prose(sentence: str) -> bool:
+    words = [word for word in sentence.split() if sum(c.isalpha() for c in word) >= 2]
+    return len(words) >= PROSE_WORDS and not _DOTS.search(sentence) and sentence[-1] in ".!?"
 
 
 def kind(heading: str | None, locators: Sequence[str], number: int, page_count: int) -> str:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from app.chunking.structure import locators_of, structure_pages
-from app.core.chunks import TOC
+from app.chunking.flags import flag_structure
+from app.chunking.structure import locators_of, reads_as_prose, structure_pages
+from app.core.chunks import TOC, ChunkDraft
 from tests.helpers.pages import lines_page
 
 
@@ -32,3 +33,38 @@ def test_contents_go_on_over_the_next_page_without_their_heading() -> None:
         ),
     ]
     assert structure_pages(pages) == {2: TOC, 3: TOC}
+
+
+def test_a_chunk_of_prose_under_contents_that_end_mid_page_is_not_flagged() -> None:
+    # LaTeX's font guide: the contents run onto page 2 and "1 Introduction" opens below them.
+    entries = [
+        f"{n}.1 Selecting fonts by attribute {n} . . . . . . . . . {n + 2}" for n in range(8)
+    ]
+    introduction = (
+        "1 Introduction\n\nThe LaTeX2e font selection system was first released as the New "
+        "Font Selection Scheme (NFSS) in 1989, and then in release 2 in 1993."
+    )
+    pages = [
+        lines_page(["Contents", *entries[:4]], number=1),
+        lines_page([*entries[4:], *introduction.splitlines()], number=2),
+    ]
+    structure = structure_pages(pages)
+    text = pages[1].text
+    opening = text.index("1 Introduction")
+    chunks = [
+        ChunkDraft(
+            ordinal=ordinal,
+            page_start=2,
+            page_end=2,
+            page_span_start=start,
+            page_span_end=end,
+            document_span_start=start,
+            document_span_end=end,
+            content=text[start:end],
+            token_count=len(text[start:end].split()),
+        )
+        for ordinal, (start, end) in enumerate(((0, opening), (opening, len(text))))
+    ]
+    assert [chunk.flags for chunk in flag_structure(chunks, structure)] == [(TOC,), ()]
+    # A line of the contents the locators miss is no sentence of prose.
+    assert not reads_as_prose("PART II. OTHER INFORMATION\nItem 1. Legal Proceedings 46")
