@@ -58,6 +58,7 @@ from app.answer.units import (
     Span,
     Unit,
     announced_count,
+    chunk_sentences,
     claim_units,
     continued_items,
     holds_series,
@@ -76,7 +77,7 @@ from app.core.abbreviations import asked_abbreviations, spelled_out
 from app.core.asked import Asked, asked_kinds, asks_default
 from app.core.chunks import Candidate
 from app.core.geometry import page_break_at
-from app.core.questions import question_parts
+from app.core.questions import code_terms, question_parts
 from app.core.rows import row_label
 from app.embedding import Embedder, embed_query, embed_texts
 from app.embedding.backends import FloatArray
@@ -125,6 +126,11 @@ years may still answer (a FY2020 report's capital plan for 2021 to 2030). On ben
 FinanceBench-style questions, stated answer-hit +2 (one collection) and +3 (own filing); no
 other answer-hit moved, two of FinanceBench's right answers became confident."""
 
+CODED_WEIGHT = 0.1
+"""Added to the worth of a claim that writes code the question writes (app.core.questions.
+code_terms), as written: asked what "\\Large" gives, the row of "\\large" holds the same
+terms and is another command. A name with a hyphen and digits ("F-35") is the topic's, which
+claims that say "the program" answer as well."""
 CODED_SHARE = 0.1
 """Taken off the answer floor for a claim that writes a name the question writes with symbols
 ("What does the special name ?CURRENT refer to?"): the likeness of a sentence to a question
@@ -390,10 +396,13 @@ def synthesize(
             chosen.append(unit)
     quotes = []
     said = [_flat(unit.text) for unit in chosen]
+    default_asked = asks_default(query)
     for unit in chosen:
         quoted = _quoted(unit, unit.confidence)
         if not selected and (_announces(unit) or _defined_next(unit, query)):
             quoted[1:1] = _going_on(unit, chosen, following)
+        elif not selected and unit is best and default_asked and not states_default(unit.text):
+            quoted[1:1] = _default_after(unit, chosen)
         quotes += quoted
         if unit.lists and following is not None:
             quotes += _continued(unit, following, said)
@@ -643,11 +652,7 @@ def _going_on(
         if found is None:
             break
         chunk, parts = found
-        if any(
-            other.chunk.chunk_id == chunk.chunk_id
-            and any(a < d and c < b for a, b in parts for c, d in other.parts)
-            for other in chosen
-        ):
+        if _quoted_by(chosen, chunk, parts):
             break
         text = shown_text(chunk.content, parts)
         quotes.append(Quote(chunk, parts, text, unit.confidence))
@@ -659,6 +664,38 @@ def _going_on(
 
 GOING_ON_SENTENCES = 4
 """The most sentences a claim that counts what it announces goes on through to the last."""
+
+
+def _default_after(unit: ScoredUnit, chosen: Sequence[ScoredUnit]) -> list[Quote]:
+    """Returns the sentence later in `unit`'s paragraph that states a default, when no chosen
+    claim quotes it: a reference entry describes its setting first and ends with its default
+    ("int tc_level: ... On levels up to level tc_level, inclusive, an expensive but highly
+    effective rule is used. ... For easier graphs, use 0. Default 100."), however short, at
+    most DEFAULT_SENTENCES on. No more sure than the claim it goes on from."""
+    chunk, end = unit.chunk, unit.parts[-1][1]
+    sentences = chunk_sentences(chunk.content, page_break_at(chunk))
+    later = [span for span in sentences if span[0] >= end]
+    for start, stop in later[:DEFAULT_SENTENCES]:
+        if "\n\n" in chunk.content[end:start]:
+            return []
+        text = shown_text(chunk.content, ((start, stop),))
+        if states_default(text):
+            quoted = _quoted_by(chosen, chunk, ((start, stop),))
+            return [] if quoted else [Quote(chunk, ((start, stop),), text, unit.confidence)]
+    return []
+
+
+DEFAULT_SENTENCES = 8
+"""The most sentences a claim is read on through to the default its paragraph states."""
+
+
+def _quoted_by(chosen: Sequence[ScoredUnit], chunk: Candidate, parts: tuple[Span, ...]) -> bool:
+    """Whether one of the `chosen` claims quotes any of `parts` of `chunk`."""
+    return any(
+        other.chunk.chunk_id == chunk.chunk_id
+        and any(a < d and c < b for a, b in parts for c, d in other.parts)
+        for other in chosen
+    )
 
 
 def _next_in_paragraph(
@@ -793,7 +830,10 @@ def score_units(
     several = asks_list(query)
     # Of no year, a sentence settles it as often ("the most common attack is ...").
     compares = any(ask.year is not None for ask in asked_extremes(query))
-    coded = {word for word in _CODED.findall(query) if is_code_name(word)}
+    # Code proper (a TeX command "\Large", an option, an identifier: code_terms) is matched as
+    # written and weighs in a claim's worth; a product's name ("F-35") only lowers the floor.
+    written_code = set(code_terms(query))
+    coded = {word for word in _CODED.findall(query) if is_code_name(word)} | written_code
     counted = counted_things(query)
     # A default's figure may follow what it counts: "the last HISTSIZE commands (default 500)".
     default_asked = asks_default(query)
@@ -878,12 +918,14 @@ def score_units(
                 kind = -1  # the figures of other years
             if _POINTER.search(shown):
                 kind = -1
+            writes_code = any(word in shown for word in written_code)
             worth = (
                 COVERAGE_WEIGHT * weighed_terms / max(len(query_terms), 1)
                 + KIND_WEIGHT * kind
                 + YEAR_WEIGHT * year
                 + RANK_BONUS / (1 + rank)
                 + LABEL_WEIGHT * label_share
+                + CODED_WEIGHT * writes_code
             )
             found.append(
                 ScoredUnit(

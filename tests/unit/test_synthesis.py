@@ -40,6 +40,7 @@ from app.answer.synthesis import (
     ScoredUnit,
     _unrepeated,
     is_code_name,
+    score_units,
     synthesize,
 )
 from app.answer.units import MAX_LIST_CHARS, chunk_sentences
@@ -692,6 +693,16 @@ def test_a_claim_writing_the_code_name_asked_about_answers_at_a_lower_floor(
     assert not is_code_name("Coca-Cola") and not is_code_name("C-Eval")
 
 
+def test_the_row_of_the_command_asked_as_written_comes_before_a_command_of_other_case(
+    embedder: Embedder,
+) -> None:
+    # LaTeX's font guide: \large and \Large are two commands, the same words to the terms.
+    sizes = chunk(45, "\\normalsize size 10pt\n\\large size 12pt\n\\Large size 14.4pt\n")
+    question = "In LaTeX's standard article class, what font size does the \\Large command give?"
+    best = score_units(question, [sizes], [sizes], embedder)[0]
+    assert best.text.endswith("\\Large size 14.4pt")
+
+
 def test_a_claim_counting_each_thing_asked_how_many_of_answers_at_a_lower_floor(
     embedder: Embedder,
 ) -> None:
@@ -714,6 +725,24 @@ def test_a_claim_counting_each_thing_asked_how_many_of_answers_at_a_lower_floor(
     commands = counted_things("How many commands does the history list keep?")
     assert not states_counts("If the value is 0, commands are not saved", commands)
     assert states_counts("it keeps 500 commands", commands)
+
+
+def test_a_default_asked_is_read_on_to_the_default_its_entry_ends_with(
+    embedder: Embedder,
+) -> None:
+    # nauty's guide: the entry describes its option, then "Default 100.", too short a claim.
+    entry = chunk(
+        57,
+        "int tc_level: Two rules are available to choose target cells. On levels up to level\n"
+        "tc_level, inclusive, an expensive but (empirically) highly effective rule is used.\n"
+        "(The root of the search tree is at level one.) At deeper levels, a cheaper rule is "
+        "used.\nFor difficult graphs, a large value is recommended. For easier graphs, use 0. "
+        "Default\n100.\n\nint mininvarlevel: The minimum level at which invarproc will be "
+        "applied. Default 0.",
+    )
+    question = "What is the default value of nauty's tc_level option?"
+    answer = synthesize(question, [entry], [entry], embedder)
+    assert "Default 100." in answer.text and "Default 0." not in answer.text
 
 
 def test_a_default_asked_is_answered_by_the_claim_that_gives_it(embedder: Embedder) -> None:
