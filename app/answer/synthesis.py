@@ -1035,9 +1035,7 @@ def _order(unit: ScoredUnit) -> tuple[float, int, uuid.UUID, int]:
 
 def _redundant(candidate: ScoredUnit, other: ScoredUnit) -> bool:
     # Overlapping chunks repeat sentences; near-copies add nothing to an answer either.
-    if candidate.chunk.chunk_id == other.chunk.chunk_id and any(
-        a < d and c < b for a, b in candidate.parts for c, d in other.parts
-    ):
+    if _quoted_by([other], candidate.chunk, candidate.parts):
         return True
     union = candidate.words | other.words
     return not union or len(candidate.words & other.words) / len(union) >= REDUNDANT_JACCARD
