@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import tempfile
@@ -15,6 +16,7 @@ from app.flows.runtime import Runtime, open_runtime
 from tests.helpers.chat import ChatServer, serve_chat
 from tests.helpers.corpus import SHARED_CORPUS
 from tests.helpers.database import fresh_database, settings_for
+from tests.helpers.embedding import RememberingEmbedder, Vectors
 
 
 @pytest.fixture(scope="session")
@@ -38,14 +40,16 @@ def server_url() -> Iterator[str]:
 def open_test_runtime(
     server_url: str, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[Callable[[str], Runtime]]:
-    """Returns a factory of runtimes, each over its own fresh database, all closed at the end."""
+    """Returns a factory of runtimes, each over its own fresh database, all closed at the end.
+    Their models remember the vectors any of them gave (RememberingEmbedder)."""
     opened: list[Runtime] = []
+    vectors: Vectors = {}
 
     def open_for(database: str) -> Runtime:
         url = fresh_database(server_url, database)
         runtime = open_runtime(settings_for(url, tmp_path_factory.mktemp(database)))
         opened.append(runtime)
-        return runtime
+        return dataclasses.replace(runtime, embedder=RememberingEmbedder(runtime.embedder, vectors))
 
     yield open_for
     for runtime in opened:
