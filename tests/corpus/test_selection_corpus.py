@@ -427,3 +427,24 @@ def test_viewer_selections_are_located(
                 missed.append(selection)
     located = 1 - len(missed) / len(selections)
     assert located >= MIN_LOCATED, "\n".join(repr(s) for s in missed)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the selection's three longest words stand in the running header of every page, "
+    "and the 20 pages holding most of them (pages 1-20) are all that is compared",
+)
+@pytest.mark.parametrize("words", [1, 3])
+def test_a_running_header_and_the_words_under_it_are_located_on_their_page(
+    ingested_docs: IngestedCorpus, documents: list[StoredDocument], words: int
+) -> None:
+    document = next(d for d in documents if d.filename == "test_3842_NIST_SP800-223.pdf")
+    page = document.pages[33]
+    header = "NIST SP 800-223\nFebruary 2024\nHigh-Performance Computing Security\n\n"
+    assert page.startswith(header)
+    under = _WORD.findall(page[len(header) :])[:words]
+    text = page[: page.index(under[-1], len(header)) + len(under[-1])]
+    with ingested_docs.runtime.sessions.begin() as session:
+        found = resolve_selection(session, Selection(text, document.id), SearchFilters())
+    assert isinstance(found, Located), found
+    assert found.match.start_page == found.match.end_page == 34
