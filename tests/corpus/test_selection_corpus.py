@@ -20,12 +20,11 @@ import random
 import re
 import uuid
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pymupdf
 import pytest
 from fastapi.testclient import TestClient
@@ -39,7 +38,6 @@ from app.core.records import PAGE_BREAK
 from app.core.sentences import split_sentences
 from app.db.documents import delete_document
 from app.db.models import Page
-from app.embedding.backends import FloatArray
 from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.query import answer_query
 from app.flows.runtime import Runtime
@@ -48,6 +46,7 @@ from app.retrieval.selection import Selection, normalize
 from app.retrieval.selection_scope import Located, resolve_selection
 from tests.helpers.clients import client_for
 from tests.helpers.corpus import IngestedCorpus, corpus_path
+from tests.helpers.embedding import RememberingEmbedder
 
 pytestmark = pytest.mark.corpus
 
@@ -74,24 +73,9 @@ _SOURCE = re.compile(r"(?P<name>.+), pp?\. (?P<first>\d+)(?:-(?P<last>\d+))?")
 _MARKER = re.compile(r" \[\d+\](?= |$)")
 
 
-class CachedEmbedder:
-    """The real model, each distinct text embedded once."""
-
-    def __init__(self, embedder: Any) -> None:
-        self.embedder = embedder
-        self.name: str = embedder.name
-        self.dim: int = embedder.dim
-        self.batch_size: int = embedder.batch_size
-        self.parallel_batches = 1
-        self.vectors: dict[str, FloatArray] = {}
-
-    def embed_batch(self, texts: Sequence[str]) -> FloatArray:
-        missing = [text for text in dict.fromkeys(texts) if text not in self.vectors]
-        if missing:
-            self.vectors.update(zip(missing, self.embedder.embed_batch(missing), strict=True))
-        return np.stack([self.vectors[text] for text in texts])
-
-    embed_queries = embed_batch  # all-MiniLM-L6-v2 reads queries as it reads passages
+CachedEmbedder = RememberingEmbedder
+"""The run's model (tests.helpers.embedding), under the name the property test's source
+holds: Hypothesis seeds that test's derandomized draws from its source."""
 
 
 @dataclass(frozen=True)
@@ -144,7 +128,9 @@ def documents(ingested_docs: IngestedCorpus) -> list[StoredDocument]:
 
 @pytest.fixture(scope="module")
 def embedder(ingested_docs: IngestedCorpus) -> CachedEmbedder:
-    return CachedEmbedder(ingested_docs.runtime.embedder)
+    embedder = ingested_docs.runtime.embedder
+    assert isinstance(embedder, CachedEmbedder)
+    return embedder
 
 
 @st.composite
