@@ -39,8 +39,10 @@ it was taken from score 96-100 when they differ only by what extraction does dif
 hyphen kept); at 90, about one character in twenty may differ, while a passage that only
 shares its topic and many words with the selection scores well under 80."""
 
-KEY_WORDS = 3
-"""How many of the selection's longest words pick the pages worth comparing."""
+KEY_WORDS = 8
+"""How many of the selection's longest words pick the pages worth comparing, each weighed by
+its rarity on the pages searched: a running header's words, which are the longest of a
+selection taken from the top of a page, stand on every page and pick none of them."""
 
 KEY_WORD_MAX_CHARS = 16
 """Key words are cut to this many characters: a long run of unspaced script (Chinese) is

@@ -152,18 +152,40 @@ def candidate_runs(
 ) -> list[PageRun]:
     """Returns the pages worth comparing with a selection, in runs of consecutive pages.
 
-    The MAX_CANDIDATE_PAGES pages holding most of `words` (ties by document id and page)
-    are taken with their neighbours, so that a selection across a page break lies in one
-    run; runs come in the order of their best page.
+    The MAX_CANDIDATE_PAGES pages scoring best on `words` (ties by document id and page) are
+    taken with their neighbours, so that a selection across a page break lies in one run;
+    runs come in the order of their best page. A page scores the sum of the inverse page
+    frequencies, over the pages in scope, of the words it holds: a word on every page weighs
+    next to nothing.
     """
-    hits = sum(
-        (case((func.strpos(func.lower(Page.text), word) > 0, 1), else_=0) for word in words),
-        literal(0),
+    lowered = (
+        select(Page.document_id, Page.page_number, func.lower(Page.text).label("text"))
+        .where(*scope)
+        .cte("lowered")
+    )
+    flags = select(
+        lowered.c.document_id,
+        lowered.c.page_number,
+        *(
+            case((func.strpos(lowered.c.text, word) > 0, 1), else_=0).label(f"has_{index}")
+            for index, word in enumerate(words)
+        ),
+    ).cte("flags")
+    has = [flags.c[f"has_{index}"] for index in range(len(words))]
+    weights = select(
+        *(
+            func.ln((func.count() + 1.0) / (func.sum(column) + 0.5)).label(f"weight_{index}")
+            for index, column in enumerate(has)
+        )
+    ).cte("weights")
+    score = sum(
+        (column * weights.c[f"weight_{index}"] for index, column in enumerate(has)), literal(0.0)
     )
     best = session.execute(
-        select(Page.document_id, Page.page_number)
-        .where(*scope, hits > 0)
-        .order_by(hits.desc(), Page.document_id, Page.page_number)
+        select(flags.c.document_id, flags.c.page_number)
+        .select_from(flags.join(weights, literal(True)))
+        .where(sum(has, literal(0)) > 0)
+        .order_by(score.desc(), flags.c.document_id, flags.c.page_number)
         .limit(MAX_CANDIDATE_PAGES)
     ).all()
     rank = {(row.document_id, row.page_number): position for position, row in enumerate(best)}

@@ -62,7 +62,7 @@ QUERIES = [
     "what happens on an error",
     "capital city and population",
 ]
-"""The questions of the property test: embedded once each (CachedEmbedder), so an example
+"""The questions of the property test: embedded once each (RememberingEmbedder), so an example
 costs a search, not a model run."""
 
 MAX_WORDS = 80
@@ -71,11 +71,6 @@ MAX_WORDS = 80
 _WORD = re.compile(r"\w+")
 _SOURCE = re.compile(r"(?P<name>.+), pp?\. (?P<first>\d+)(?:-(?P<last>\d+))?")
 _MARKER = re.compile(r" \[\d+\](?= |$)")
-
-
-CachedEmbedder = RememberingEmbedder
-"""The run's model (tests.helpers.embedding), under the name the property test's source
-holds: Hypothesis seeds that test's derandomized draws from its source."""
 
 
 @dataclass(frozen=True)
@@ -127,9 +122,9 @@ def documents(ingested_docs: IngestedCorpus) -> list[StoredDocument]:
 
 
 @pytest.fixture(scope="module")
-def embedder(ingested_docs: IngestedCorpus) -> CachedEmbedder:
+def embedder(ingested_docs: IngestedCorpus) -> RememberingEmbedder:
     embedder = ingested_docs.runtime.embedder
-    assert isinstance(embedder, CachedEmbedder)
+    assert isinstance(embedder, RememberingEmbedder)
     return embedder
 
 
@@ -210,7 +205,7 @@ def pieced_from(claim: str, text: str, most: int = 4) -> bool:
     return False
 
 
-def library_response(corpus: IngestedCorpus, embedder: CachedEmbedder, drawn: Drawn) -> Any:
+def library_response(corpus: IngestedCorpus, embedder: RememberingEmbedder, drawn: Drawn) -> Any:
     request = QueryRequest(query=drawn.query, selected_text=drawn.selected())
     runtime = corpus.runtime
     with runtime.sessions.begin() as session:
@@ -227,7 +222,7 @@ def library_response(corpus: IngestedCorpus, embedder: CachedEmbedder, drawn: Dr
 def test_selection_answers_stay_in_the_selection(
     ingested_docs: IngestedCorpus,
     documents: list[StoredDocument],
-    embedder: CachedEmbedder,
+    embedder: RememberingEmbedder,
     data: st.DataObject,
 ) -> None:
     drawn = data.draw(drawn_selections(documents))
@@ -415,11 +410,6 @@ def test_viewer_selections_are_located(
     assert located >= MIN_LOCATED, "\n".join(repr(s) for s in missed)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the selection's three longest words stand in the running header of every page, "
-    "and the 20 pages holding most of them (pages 1-20) are all that is compared",
-)
 @pytest.mark.parametrize("words", [1, 3])
 def test_a_running_header_and_the_words_under_it_are_located_on_their_page(
     ingested_docs: IngestedCorpus, documents: list[StoredDocument], words: int

@@ -113,9 +113,15 @@ def test_page_runs_split_at_gaps() -> None:
 
 
 def test_key_words_are_the_longest_words() -> None:
-    assert key_words("A tracing compiler turns the recorded loops") == [
+    selection = "A tracing compiler turns the recorded loops of a running program into traces"
+    assert key_words(selection) == [
         "compiler",
         "recorded",
+        "program",
+        "running",
         "tracing",
+        "traces",
+        "loops",
+        "turns",
     ]
     assert key_words(" ... ") == []
