@@ -41,9 +41,10 @@ from app.db.models import Page
 from app.flows.ingest import DocumentMeta, ingest_file
 from app.flows.query import answer_query
 from app.flows.runtime import Runtime
+from app.retrieval import selection_scope
 from app.retrieval.filters import SearchFilters
 from app.retrieval.selection import Selection, normalize
-from app.retrieval.selection_scope import Located, resolve_selection
+from app.retrieval.selection_scope import Located, document_scope, page_texts, resolve_selection
 from tests.helpers.clients import client_for
 from tests.helpers.corpus import IngestedCorpus, corpus_path
 from tests.helpers.embedding import RememberingEmbedder
@@ -424,3 +425,19 @@ def test_a_running_header_and_the_words_under_it_are_located_on_their_page(
         found = resolve_selection(session, Selection(text, document.id), SearchFilters())
     assert isinstance(found, Located), found
     assert found.match.start_page == found.match.end_page == 34
+
+
+def test_every_page_in_scope_is_read_once_in_order_however_few_at_a_time(
+    ingested_docs: IngestedCorpus, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    scope = document_scope(SearchFilters())
+    with ingested_docs.runtime.sessions.begin() as session:
+        places = session.execute(
+            select(Page.document_id, Page.page_number)
+            .where(*scope)
+            .order_by(Page.document_id, Page.page_number)
+        ).all()
+        monkeypatch.setattr(selection_scope, "PAGES_READ_AT_ONCE", 7)
+        read = [(document, page) for document, page, _ in page_texts(session, scope)]
+    assert len(places) > 7
+    assert read == [tuple(place) for place in places]
