@@ -4,7 +4,7 @@ the viewer names only its document, or nothing at all.
     python bench/selection.py [--corpus ../shared/corpus/docs] [--copies 1 8] [--selections 300]
         [--database-url URL] [--output docs/benchmarks.md]
 
-The born-digital PDFs of --corpus are read (PyMuPDF, as ingestion reads them) and their page
+The PDFs of --corpus are read (PyMuPDF, as ingestion reads them, no OCR) and their page
 texts stored as documents and pages, --copies times over, each copy a document of its own
 (the same texts, as a library holding several copies would): the locator reads only pages,
 so no chunk is made or embedded. A selection is a run of 5 to 60 words of a random page, one
@@ -51,8 +51,6 @@ from bench.kit import (
     write_section,
 )
 
-SCANS = ("scan_", "ocrnoisy_")
-"""Files whose pages are images: read without OCR they have no text to select."""
 MIN_WORDS, MAX_WORDS = 5, 60
 _WORD = re.compile(r"\w+")
 
@@ -66,12 +64,11 @@ class Drawn:
     text: str
 
 
-def page_texts(folder: Path) -> dict[str, list[str]]:
-    """Returns the born-digital PDFs' page texts, by file name."""
+def pdf_page_texts(folder: Path) -> dict[str, list[str]]:
+    """Returns the PDFs' page texts as their text layers read (no OCR), by file name: a scan's
+    pages are empty, and no selection is drawn from them."""
     texts = {}
     for path in sorted(folder.glob("*.pdf")):
-        if path.name.startswith(SCANS):
-            continue
         with pymupdf.open(path) as pdf:
             texts[path.name] = [page.text for page in extract_document_as(pdf, lambda p: p).pages]
     return texts
@@ -129,7 +126,7 @@ def draw(texts: list[list[str]], rng: np.random.Generator) -> Drawn:
 
 
 def run(corpus: Path, copies: list[int], selections: int, database_url: str, data_dir: Path) -> str:
-    texts = page_texts(corpus)
+    texts = pdf_page_texts(corpus)
     ordered = list(texts.values())
     rng = np.random.default_rng(20261202)
     drawn = [draw(ordered, rng) for _ in range(selections)]
@@ -182,8 +179,9 @@ def run(corpus: Path, copies: list[int], selections: int, database_url: str, dat
     return "\n".join(
         [
             f"`resolve_selection` for a selection given without its pages (bench/selection.py): "
-            f"{selections} selections of the {len(texts)} born-digital PDFs of the shared "
-            "corpus, their page texts stored once and 8 times over (each copy a document). "
+            f"{selections} selections of the {len(texts)} PDFs of the shared "
+            f"corpus, their page texts stored {' and '.join(map(str, copies))} times over (each "
+            "copy a document). "
             '"document": the selection names its document (the pages searched are that '
             'document\'s); "nothing": every stored page is searched. On its pages: found on the '
             "pages it was taken from, in its document (or, naming nothing, a copy of it). Where "
