@@ -146,17 +146,19 @@ class DocumentTerm(Base):
 
 
 class ChunkTerm(Base):
-    """A term (a `content_tsv` lexeme) of a chunk, with its repeats and the chunk's length,
-    document, flags and text's order: the keyword side's postings, written with the document's
-    term counts (migration 0013)."""
+    """A term (a `content_tsv` lexeme) of a chunk, with what it adds to the chunk's measures,
+    and the chunk's document, flags and text's order: the keyword side's postings, written
+    with the document's term counts (migrations 0013, 0014; app.db.terms.POSTINGS)."""
 
     __tablename__ = "chunk_terms"
 
     term: Mapped[str] = mapped_column(Text, primary_key=True)
     chunk_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), primary_key=True)
     document_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("documents.id", ondelete="CASCADE"))
-    repeats: Mapped[int] = mapped_column(Integer)
-    token_count: Mapped[int] = mapped_column(Integer)
+    held: Mapped[float] = mapped_column(Float)
+    """What the term adds to ts_rank's measure of the chunk (app.db.terms.HELD)."""
+    impact: Mapped[float] = mapped_column(Float)
+    """What the term adds to the chunk's BM25 score, for a weight of 1 (app.db.terms.IMPACT)."""
     flags: Mapped[list[str]] = mapped_column(ARRAY(Text))
     content_order: Mapped[int] = mapped_column(BigInteger)
     """The first 60 bits of the chunk's `content_sha256`: ordered as the hashes are."""

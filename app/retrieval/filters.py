@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import ColumnElement, Text, any_, cast, func, literal, select
+from sqlalchemy import ColumnElement, Text, all_, and_, any_, case, cast, func, literal, select
 from sqlalchemy.dialects import postgresql
 
 from app.db.models import Chunk, ChunkTerm, Document
@@ -76,8 +77,9 @@ def filter_clauses(
     bitmap of the text index meet one of the document index (8-11 ms, the same rows).
 
     With `postings`, the document and flag conditions are on `chunk_terms`' copies of them,
-    so the keyword side filters its postings without reading chunks; the chapter, section and
-    page conditions stay on `chunks`, which the caller joins when `filters.places`.
+    so the keyword side filters its postings without reading chunks (the documents listed as
+    posting_in_documents has it); the chapter, section and page conditions stay on `chunks`,
+    which the caller joins when `filters.places`.
     """
     document_id = ChunkTerm.document_id if postings else Chunk.document_id
     flags = ChunkTerm.flags if postings else Chunk.flags
@@ -91,10 +93,10 @@ def filter_clauses(
     if filters.is_my_copy is not None:
         document_clauses.append(Document.is_my_copy == filters.is_my_copy)
 
-    if documents_listed:
-        listed = select(func.array_agg(Document.id)).where(*document_clauses).scalar_subquery()
-        ids = cast(listed, postgresql.ARRAY(postgresql.UUID(as_uuid=True)))
-        clauses: list[ColumnElement[bool]] = [document_id == any_(ids)]
+    if postings:
+        clauses: list[ColumnElement[bool]] = [posting_in_documents(document_clauses)]
+    elif documents_listed:
+        clauses = [document_id == any_(document_ids(*document_clauses))]
     else:
         clauses = [document_id.in_(select(Document.id).where(*document_clauses))]
     if filters.document_ids:
@@ -114,3 +116,32 @@ def filter_clauses(
         excluded = literal(list(filters.exclude_flags), postgresql.ARRAY(Text))
         clauses.append(~flags.bool_op("&&")(excluded))
     return clauses
+
+
+IDS = postgresql.ARRAY(postgresql.UUID(as_uuid=True))
+
+
+def document_ids(*clauses: ColumnElement[bool]) -> ColumnElement[Any]:
+    """Returns the ids of the documents that meet `clauses`, as one array (NULL for none)."""
+    return cast(select(func.array_agg(Document.id)).where(*clauses).scalar_subquery(), IDS)
+
+
+def posting_in_documents(document_clauses: list[ColumnElement[bool]]) -> ColumnElement[bool]:
+    """Returns whether a posting's document meets `document_clauses`, checked against the
+    shorter list: the documents that do, or those that do not.
+
+    Each posting is compared with every id of the list it is checked against, and a query's
+    terms may have tens of thousands of postings: in a library of 200 documents, all of them
+    ready and searched, the listed ones cost a question with 22,000 postings 15 ms; the
+    unlisted (none) cost nothing.
+    """
+    listed = document_ids(*document_clauses)
+    # With every document listed, the unlisted are none: an empty array, which no id is in.
+    unlisted = func.coalesce(document_ids(and_(*document_clauses).is_not(True)), literal([], IDS))
+    return case(
+        (
+            func.cardinality(listed) <= func.cardinality(unlisted),
+            ChunkTerm.document_id == any_(listed),
+        ),
+        else_=ChunkTerm.document_id != all_(unlisted),
+    )

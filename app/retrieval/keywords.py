@@ -3,7 +3,8 @@
 A question's words are not all in the passage that answers it ("What is the maximum context
 length Qwen2 can handle?"), so a chunk holding any of them is a match, and matches are
 ranked by BM25: each query term a chunk holds counts by how rare it is among all chunks
-(term_weight), with diminishing returns for repeats (K1) and less in a longer chunk (B).
+(term_weight), with diminishing returns for repeats and less in a longer chunk (its impact,
+written with the chunk's postings: app.db.terms.IMPACT).
 ts_rank_cd, which ranked them before, weighs "total" in a filing as much as "dividends", and
 counts every repeat: a list of subsidiaries naming the company fifty times came first.
 
@@ -19,14 +20,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.db.terms import TermStat
-
-K1 = 1.2
-"""How fast a term's repeats stop counting (BM25's k1, its usual value)."""
-B = 0.75
-"""How much a chunk's length discounts its terms (BM25's b, its usual value)."""
-AVERAGE_CHUNK_TOKENS = 110.0
-"""A chunk's usual length in tokens (the mean over the benchmark sets: 103 on the papers and
-manuals, 113 on the filings), against which BM25 measures a chunk's."""
 
 COMMON_SHARE = 0.05
 """Terms held by more of the chunks than this share match nothing on their own."""

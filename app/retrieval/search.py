@@ -17,7 +17,6 @@ Each statement stands alone (no transaction is needed); no embedding leaves this
 
 from __future__ import annotations
 
-import math
 import uuid
 from collections.abc import Callable, Sequence
 from functools import lru_cache
@@ -48,7 +47,7 @@ from app.db.connections import fit_connection
 from app.db.models import Chunk, ChunkTerm, Document, Page
 from app.db.terms import query_term_stats
 from app.retrieval.filters import SearchFilters, filter_clauses
-from app.retrieval.keywords import AVERAGE_CHUNK_TOKENS, K1, B, keyword_query
+from app.retrieval.keywords import keyword_query
 
 SearchMode = Literal["vector", "hybrid"]
 
@@ -76,7 +75,7 @@ KEYWORD_WEIGHT = 1.0
 
 SCORED_MATCHES = 500
 """Keyword matches BM25 scores at most, those holding the most of the query's telling terms
-(ts_rank's measure, which reads no term's weight: repeats_held). Scoring every match ranked
+(ts_rank's measure, which reads no term's weight: app.db.terms.HELD). Scoring every match ranked
 fewer gold pages on FinanceBench (one collection hit@5 0.552 -> 0.483, two questions), so
 the cap stays although the postings make scoring them all cheap."""
 
@@ -310,12 +309,12 @@ def hybrid_statement(
     # The matches that hold the most of the query's telling terms, however often (ts_rank's
     # measure, which reads no term's weight), are scored: SCORED_MATCHES of them, ties broken
     # by the text. Everything is read from the terms' postings, no chunk row.
-    held = func.sum(repeats_held(ChunkTerm.repeats))
+    held = func.sum(ChunkTerm.held)
     matches = (
         select(
             ChunkTerm.chunk_id.label("chunk_id"),
             ChunkTerm.content_order.label("content_order"),
-            bm25(matching_terms.c.weight, ChunkTerm.repeats, ChunkTerm.token_count).label("score"),
+            bm25(matching_terms.c.weight).label("score"),
         )
         .select_from(matching_terms)
         .join(ChunkTerm, ChunkTerm.term == matching_terms.c.term)
@@ -331,7 +330,7 @@ def hybrid_statement(
     # (a correlated subquery, so their long posting lists are never read whole).
     common_terms = query_terms("common_terms", "common_weights", "common_terms")
     common_score = (
-        select(bm25(common_terms.c.weight, ChunkTerm.repeats, ChunkTerm.token_count))
+        select(bm25(common_terms.c.weight))
         .select_from(common_terms)
         .join(
             ChunkTerm,
@@ -418,30 +417,10 @@ def query_terms(terms: str, weights: str, name: str) -> Any:
     )
 
 
-ZETA_2 = math.pi**2 / 6
-"""The sum of 1/n^2 over every n, to which ts_rank's measure of a term's repeats tends."""
-
-
-def repeats_held(repeats: ColumnElement[int] | InstrumentedAttribute[int]) -> ColumnElement[float]:
-    """Returns what a term a chunk holds `repeats` times adds to ts_rank's measure (in its
-    units of 0.1 / ZETA_2): the sum of 1/n^2 for n up to `repeats`, within 0.001 past 3."""
-    return case(
-        (repeats == 1, 1.0),
-        (repeats == 2, 1.25),
-        (repeats == 3, 1.0 + 1 / 4 + 1 / 9),
-        else_=ZETA_2 - 1.0 / (repeats + 0.5),
-    )
-
-
-def bm25(
-    weight: ColumnElement[float],
-    repeats: ColumnElement[int] | InstrumentedAttribute[int],
-    tokens: ColumnElement[int] | InstrumentedAttribute[int],
-) -> ColumnElement[float]:
-    """Returns a chunk's BM25 score: the sum over the query terms it holds of each term's
-    weight, saturating in its repeats and discounted by the chunk's length in tokens."""
-    length = (1.0 - B) + B * tokens / AVERAGE_CHUNK_TOKENS
-    return func.sum(weight * repeats * (K1 + 1.0) / (repeats + K1 * length), type_=Float)
+def bm25(weight: ColumnElement[float]) -> ColumnElement[float]:
+    """Returns a chunk's BM25 score over the postings joined: the sum over the query terms it
+    holds of each term's weight times the term's impact in the chunk (app.db.terms.IMPACT)."""
+    return func.sum(weight * ChunkTerm.impact, type_=Float)
 
 
 def with_marks(

@@ -18,8 +18,8 @@ import sqlalchemy as sa
 
 from app.core.chunks import Candidate
 from app.db import connections
-from app.db.terms import query_term_stats
-from app.retrieval import keywords, search
+from app.db.terms import AVERAGE_CHUNK_TOKENS, K1, B, query_term_stats
+from app.retrieval import search
 from app.retrieval.filters import SearchFilters
 from app.retrieval.keywords import keyword_query
 from app.retrieval.pipeline import ranking_key
@@ -212,8 +212,8 @@ def bm25_scores(corpus: Corpus, text: str, chunks: list[Any]) -> dict[Any, tuple
         assert set(weights) == set(session.execute(sa.text(terms), {"t": text}).scalars())
         scores: dict[Any, tuple[float, str]] = {}
         for chunk, tokens, sha256, lexeme, tf in session.execute(sa.text(repeats), {"ids": chunks}):
-            length = 1 - keywords.B + keywords.B * tokens / keywords.AVERAGE_CHUNK_TOKENS
-            gain = weights.get(lexeme, 0.0) * tf * (keywords.K1 + 1) / (tf + keywords.K1 * length)
+            length = 1 - B + B * tokens / AVERAGE_CHUNK_TOKENS
+            gain = weights.get(lexeme, 0.0) * tf * (K1 + 1) / (tf + K1 * length)
             scores[chunk] = (scores.get(chunk, (0.0, sha256))[0] - gain, sha256)
     return scores
 
