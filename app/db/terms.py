@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
+# BM25's constants stand in every stored posting's impact (IMPACT): changing one takes a
+# migration that lists the postings again, as 0014 does.
 K1 = 1.2
 """How fast a term's repeats stop counting (BM25's k1, its usual value)."""
 B = 0.75
