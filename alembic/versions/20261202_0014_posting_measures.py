@@ -4,9 +4,10 @@ The keyword side summed, for every posting of a query's terms, ts_rank's measure
 term's repeats and its BM25 gain, each an expression over `repeats` and `token_count`: at
 100k chunks a question whose terms stand in 10k chunks each spent half its time there. Each
 posting now holds both (`held`, and `impact`: the gain for a weight of 1), written when the
-postings are, and the query only sums them. The postings are listed again from the chunks,
-with the values app.db.terms writes at this revision (K1 1.2, B 0.75, an average chunk of
-110 tokens).
+postings are, and the query only sums them. The postings are copied with the values
+app.db.terms writes at this revision (K1 1.2, B 0.75, an average chunk of 110 tokens): the
+same postings, so a document whose ingestion has stored its chunks but not yet its postings
+gets them from its own last transaction, as before.
 
 Revision ID: 0014
 Revises: 0013
@@ -22,27 +23,26 @@ down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
-ORDER = "CAST(CAST('x' || substr(content_sha256, 1, 15) AS bit(60)) AS bigint)"
 HELD = (
-    "CASE cardinality(positions) WHEN 1 THEN CAST(1.0 AS double precision)"
+    "CASE repeats WHEN 1 THEN CAST(1.0 AS double precision)"
     " WHEN 2 THEN CAST(1.25 AS double precision) WHEN 3 THEN CAST(1.3611111111111112 AS double"
     " precision) ELSE CAST(1.6449340668482264 AS double precision) - CAST(1.0 AS double"
-    " precision) / (cardinality(positions) + CAST(0.5 AS double precision)) END"
+    " precision) / (repeats + CAST(0.5 AS double precision)) END"
 )
 IMPACT = (
-    "cardinality(positions) * CAST(2.2 AS double precision) / (cardinality(positions)"
-    " + CAST(1.2 AS double precision) * (CAST(0.25 AS double precision) + CAST(0.75 AS double"
-    " precision) * token_count / CAST(110.0 AS double precision)))"
+    "repeats * CAST(2.2 AS double precision) / (repeats + CAST(1.2 AS double precision)"
+    " * (CAST(0.25 AS double precision) + CAST(0.75 AS double precision) * token_count"
+    " / CAST(110.0 AS double precision)))"
 )
 
 
-def rebuild(measures: dict[str, tuple[str, str]]) -> None:
-    """Lists every chunk under each of its terms again, each posting with `measures` (column:
-    (type, expression)), and indexes the postings packed, as migration 0013 did."""
-    op.execute("DROP TABLE chunk_terms")
-    columns = "".join(f" {name} {kind} NOT NULL," for name, (kind, _) in measures.items())
+def replace_postings(measures: dict[str, str], listed: str) -> None:
+    """Replaces `chunk_terms` by a table whose postings carry `measures` (column: type),
+    filled by `listed` (an INSERT's SELECT, reading the old table as `chunk_terms`), and
+    indexed packed, as migration 0013 did."""
+    columns = "".join(f" {name} {kind} NOT NULL," for name, kind in measures.items())
     op.execute(
-        "CREATE TABLE chunk_terms ("
+        "CREATE TABLE replaced_chunk_terms ("
         " term text NOT NULL,"
         " chunk_id uuid NOT NULL,"
         " document_id uuid NOT NULL REFERENCES documents(id) ON DELETE CASCADE,"
@@ -51,12 +51,12 @@ def rebuild(measures: dict[str, tuple[str, str]]) -> None:
         " content_order bigint NOT NULL)"
     )
     names = ", ".join(measures)
-    values = ", ".join(expression for _, expression in measures.values())
     op.execute(
-        f"INSERT INTO chunk_terms (term, chunk_id, document_id, {names}, flags, content_order) "
-        f"SELECT lexeme, id, document_id, {values}, flags, {ORDER} "
-        "FROM chunks, unnest(content_tsv)"
+        "INSERT INTO replaced_chunk_terms"
+        f" (term, chunk_id, document_id, {names}, flags, content_order) {listed}"
     )
+    op.execute("DROP TABLE chunk_terms")
+    op.execute("ALTER TABLE replaced_chunk_terms RENAME TO chunk_terms")
     op.execute(
         "ALTER TABLE chunk_terms ADD PRIMARY KEY (term, chunk_id)"
         f" INCLUDE (document_id, {names}, flags, content_order)"
@@ -69,13 +69,19 @@ def rebuild(measures: dict[str, tuple[str, str]]) -> None:
 
 
 def upgrade() -> None:
-    rebuild({"held": ("double precision", HELD), "impact": ("double precision", IMPACT)})
+    replace_postings(
+        {"held": "double precision", "impact": "double precision"},
+        f"SELECT term, chunk_id, document_id, {HELD}, {IMPACT}, flags, content_order"
+        " FROM chunk_terms",
+    )
 
 
 def downgrade() -> None:
-    rebuild(
-        {
-            "repeats": ("integer", "cardinality(positions)"),
-            "token_count": ("integer", "token_count"),
-        }
+    # What the postings held is listed again from the chunks of the documents that had them.
+    replace_postings(
+        {"repeats": "integer", "token_count": "integer"},
+        "SELECT lexeme, id, document_id, cardinality(positions), token_count, flags,"
+        " CAST(CAST('x' || substr(content_sha256, 1, 15) AS bit(60)) AS bigint)"
+        " FROM chunks, unnest(content_tsv) WHERE EXISTS"
+        " (SELECT FROM chunk_terms WHERE chunk_terms.document_id = chunks.document_id)",
     )
