@@ -318,7 +318,7 @@ def hybrid_statement(
         )
         .select_from(matching_terms)
         .join(ChunkTerm, ChunkTerm.term == matching_terms.c.term)
-        .where(*filter_clauses(filters, documents_listed=True, postings=True))
+        .where(*filter_clauses(filters, postings=True))
         .group_by(ChunkTerm.chunk_id, ChunkTerm.content_order)
         .order_by(held.desc(), ChunkTerm.content_order, ChunkTerm.chunk_id)
         .limit(SCORED_MATCHES)
