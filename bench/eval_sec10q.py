@@ -42,6 +42,7 @@ from app.retrieval.filters import SearchFilters, filter_clauses
 from app.retrieval.pipeline import RetrievalParams, retrieve_context
 from app.retrieval.search import TEXT_SEARCH_CONFIG, SearchMode
 from bench.kit import (
+    BENCHMARKS,
     database_server,
     machine_summary,
     percentiles,
@@ -377,7 +378,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--database-url", default="")
-    parser.add_argument("--output", type=Path, default=Path("docs/benchmarks.md"))
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     parser.add_argument("--every", type=int, default=1, help="keep every Nth question")
     args = parser.parse_args()
     with (

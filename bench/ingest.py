@@ -29,6 +29,7 @@ from app.core.errors import CitelockError
 from app.flows.ingest import DocumentMeta, StageTimings, ingest_file
 from app.flows.runtime import Runtime, open_runtime
 from bench.kit import (
+    BENCHMARKS,
     database_server,
     machine_summary,
     settings_for,
@@ -173,7 +174,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("folder", type=Path)
     parser.add_argument("--database-url", default="")
-    parser.add_argument("--output", type=Path, default=Path("docs/benchmarks.md"))
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory() as data_dir,

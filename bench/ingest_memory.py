@@ -21,6 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.kit import (
+    BENCHMARKS,
     database_server,
     machine_summary,
     settings_for,
@@ -86,7 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pages", type=int, nargs="+", default=[100, 500])
     parser.add_argument("--database-url", default="")
-    parser.add_argument("--output", type=Path, default=Path("docs/benchmarks.md"))
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     parser.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:

@@ -40,6 +40,7 @@ from app.retrieval.filters import SearchFilters
 from app.retrieval.selection import Selection, normalize
 from app.retrieval.selection_scope import Located, resolve_selection
 from bench.kit import (
+    BENCHMARKS,
     DEFAULT_CORPUS,
     database_server,
     fresh_database,
@@ -204,7 +205,7 @@ def main() -> None:
     parser.add_argument("--copies", type=int, nargs="+", default=[1, 8])
     parser.add_argument("--selections", type=int, default=300)
     parser.add_argument("--database-url", default="")
-    parser.add_argument("--output", type=Path, default=Path("docs/benchmarks.md"))
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     args = parser.parse_args()
     with (
         tempfile.TemporaryDirectory() as data_dir,

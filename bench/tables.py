@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app.chunking.tables import find_tables
 from app.core.geometry import page_lines
 from app.pdf.reader import extract_page
-from bench.kit import machine_summary, table_head, table_row, write_section
+from bench.kit import BENCHMARKS, machine_summary, table_head, table_row, write_section
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "eval"
 SETS = {
@@ -71,7 +71,7 @@ def measure(folder: Path, every: int) -> dict[str, object]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--every", type=int, default=4, help="measure every n-th page")
-    parser.add_argument("--output", type=Path, default=Path("docs/benchmarks.md"))
+    parser.add_argument("--output", type=Path, default=BENCHMARKS)
     args = parser.parse_args()
     started = time.perf_counter()
     lines = [
