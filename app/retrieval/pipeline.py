@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -64,6 +65,7 @@ from app.retrieval.search import (
     TEXT_SEARCH_CONFIG,
     VECTOR_WEIGHT,
     SearchMode,
+    keyword_ranking,
     search_chunks,
 )
 from app.retrieval.selection import Match, Selection
@@ -202,10 +204,20 @@ def rank_chunks(
     """Returns the top_k chunks for `query` under `params`, best first, and the status."""
     timings: dict[str, float] = {}
     started = time.perf_counter()
-    query_vector = embed_query(embedder, query)
-    timings["embed"] = elapsed_ms(started)
+    keyword_ids = None
+    if params.mode == "hybrid":
+        # The keyword ranking needs no query vector: it is read while the model embeds the
+        # query on another thread (onnxruntime leaves the GIL while it runs).
+        with ThreadPoolExecutor(1, thread_name_prefix="query-embedding") as pool:
+            embedding = pool.submit(embedded_query, embedder, query)
+            keyword_ids = keyword_ranking(
+                session, query, params.filters, params.top_k * params.overfetch
+            )
+            embed_ms, query_vector = embedding.result()
+    else:
+        embed_ms, query_vector = embedded_query(embedder, query)
+    timings["embed"] = embed_ms
 
-    started = time.perf_counter()
     candidates = search_chunks(
         session,
         query_vector=query_vector,
@@ -216,8 +228,11 @@ def rank_chunks(
         mode=params.mode,
         exact=params.exact,
         count_marks=params.annotations is not None,
+        keyword_ids=keyword_ids,
     )
-    timings["search"] = elapsed_ms(started)
+    # What the search added to the embedding's time: the keyword ranking read beside it, the
+    # vector ranking and the fusion after it.
+    timings["search"] = round(elapsed_ms(started) - embed_ms, 3)
 
     started = time.perf_counter()
     # search_chunks returns its rows in ranking_key's order already (its ORDER BY); only a
@@ -589,3 +604,10 @@ def has_chunks(session: Session, filters: SearchFilters) -> bool:
 
 def elapsed_ms(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 3)
+
+
+def embedded_query(embedder: Embedder, query: str) -> tuple[float, FloatArray]:
+    """Returns how long embedding `query` took, in ms, and its vector."""
+    started = time.perf_counter()
+    vector = embed_query(embedder, query)
+    return elapsed_ms(started), vector

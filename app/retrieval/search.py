@@ -11,7 +11,8 @@ Nearest chunks under filters are found one of two ways, chosen per request:
 "hybrid" adds a keyword ranking (chunks holding any of the query's telling terms, ranked by
 BM25 from those terms' postings in `chunk_terms`, the lexemes of the generated `content_tsv`
 column listed by term: app.retrieval.keywords) and fuses both rankings by weighted reciprocal
-rank, in the same statement.
+rank. The keyword ranking is its own statement (keyword_ranking), which needs no query vector,
+so it can run while the query is embedded; the vector statement fuses its ids.
 Each statement stands alone (no transaction is needed); no embedding leaves this module.
 """
 
@@ -37,7 +38,7 @@ from sqlalchemy import (
     literal,
     select,
 )
-from sqlalchemy.dialects.postgresql import ARRAY
+from sqlalchemy.dialects.postgresql import ARRAY, UUID
 from sqlalchemy.orm import InstrumentedAttribute, Session
 from sqlalchemy.types import UserDefinedType
 
@@ -97,6 +98,7 @@ def search_chunks(
     mode: SearchMode,
     exact: bool = False,
     count_marks: bool = False,
+    keyword_ids: Sequence[uuid.UUID] | None = None,
 ) -> list[Candidate]:
     """Returns up to k * overfetch candidates, best first; the same request on the same data
     returns the same list.
@@ -108,7 +110,8 @@ def search_chunks(
     `exact` forces the exact scan whatever the filtered set's size (selection mode: a few
     pages, whose every chunk must be compared, never an index walk that may drop some).
     With `count_marks`, each candidate's hl_count is the reader's marks on it, fetched in
-    the same statement.
+    the same statement. `keyword_ids` is keyword_ranking's list for the same query, filters
+    and k * overfetch, when it was read beforehand; in "hybrid" mode it is read here if not.
     """
     if k < 1 or overfetch < 1:
         raise ValueError(f"k and overfetch must be positive, not {k} and {overfetch}")
@@ -116,16 +119,9 @@ def search_chunks(
     build = vector_statement if mode == "vector" else hybrid_statement
     query: dict[str, Any] = {"query_vector": query_vector}
     if mode == "hybrid":
-        terms, total_chunks = query_term_stats(
-            session, query_text, (), config=TEXT_SEARCH_CONFIG, collection=filters.collection
-        )
-        keywords = keyword_query(terms, total_chunks)
-        query |= {
-            "keyword_terms": list(keywords.terms),
-            "keyword_weights": list(keywords.weights),
-            "common_terms": list(keywords.common_terms),
-            "common_weights": list(keywords.common_weights),
-        }
+        if keyword_ids is None:
+            keyword_ids = keyword_ranking(session, query_text, filters, limit)
+        query["keyword_ids"] = list(keyword_ids)
     # On the connection (SQLAlchemy Core): the rows are plain tuples, and the ORM's handling
     # of them cost 0.2 ms a search.
     connection = session.connection()
@@ -138,6 +134,79 @@ def search_chunks(
         statement = build(filters, limit, exact=True, marks=count_marks)
         rows = connection.execute(statement, query).all()
     return candidates_from(rows, mode, marks=count_marks)
+
+
+def keyword_ranking(
+    session: Session, query_text: str, filters: SearchFilters, limit: int
+) -> list[uuid.UUID]:
+    """Returns the ids of the `limit` best keyword matches of `query_text` under `filters`,
+    best first: BM25 over the postings of the query's telling terms (app.retrieval.keywords).
+
+    It reads no query vector, so a search can read it while the query is embedded and hand it
+    to search_chunks.
+    """
+    terms, total_chunks = query_term_stats(
+        session, query_text, (), config=TEXT_SEARCH_CONFIG, collection=filters.collection
+    )
+    keywords = keyword_query(terms, total_chunks)
+    query = {
+        "keyword_terms": list(keywords.terms),
+        "keyword_weights": list(keywords.weights),
+        "common_terms": list(keywords.common_terms),
+        "common_weights": list(keywords.common_weights),
+    }
+    return list(session.connection().execute(keyword_statement(filters, limit), query).scalars())
+
+
+@lru_cache(maxsize=STATEMENT_CACHE_SIZE)
+def keyword_statement(filters: SearchFilters, limit: int) -> Select[Any]:
+    """Returns the statement of keyword_ranking: the ids of the `limit` best keyword matches.
+
+    The query is left to the bound parameters `keyword_terms`, `keyword_weights`,
+    `common_terms` and `common_weights` (app.retrieval.keywords' KeywordQuery).
+    """
+    matching_terms = query_terms("keyword_terms", "keyword_weights", "matching_terms")
+    # The matches that hold the most of the query's telling terms, however often (ts_rank's
+    # measure, which reads no term's weight), are scored: SCORED_MATCHES of them, ties broken
+    # by the text. Everything is read from the terms' postings, no chunk row.
+    held = func.sum(ChunkTerm.held)
+    matches = (
+        select(
+            ChunkTerm.chunk_id.label("chunk_id"),
+            ChunkTerm.content_order.label("content_order"),
+            bm25(matching_terms.c.weight).label("score"),
+        )
+        .select_from(matching_terms)
+        .join(ChunkTerm, ChunkTerm.term == matching_terms.c.term)
+        .where(*filter_clauses(filters, postings=True))
+        .group_by(ChunkTerm.chunk_id, ChunkTerm.content_order)
+        .order_by(held.desc(), ChunkTerm.content_order, ChunkTerm.chunk_id)
+        .limit(SCORED_MATCHES)
+    )
+    if filters.places:
+        matches = matches.join(Chunk, Chunk.id == ChunkTerm.chunk_id)
+    matched = matches.cte("matched")
+    # The common terms count in a match's score: each looked up under its term for each match
+    # (a correlated subquery, so their long posting lists are never read whole).
+    common_terms = query_terms("common_terms", "common_weights", "common_terms")
+    common_score = (
+        select(bm25(common_terms.c.weight))
+        .select_from(common_terms)
+        .join(
+            ChunkTerm,
+            and_(ChunkTerm.term == common_terms.c.term, ChunkTerm.chunk_id == matched.c.chunk_id),
+        )
+        .scalar_subquery()
+    )
+    score = matched.c.score + func.coalesce(common_score, 0.0)
+    # Many chunks share a score when the query's words are common; the text's order (its
+    # hash) breaks those ties before the chunk id, which is new at each ingestion, so the same
+    # documents ingested again keep the same keyword ranking.
+    return (
+        select(matched.c.chunk_id)
+        .order_by(score.desc(), matched.c.content_order, matched.c.chunk_id)
+        .limit(limit)
+    )
 
 
 def few_enough_to_scan(connection: Connection, filters: SearchFilters) -> bool:
@@ -282,11 +351,9 @@ def hybrid_statement(
     """Returns the statement of a "hybrid" search: payload, distance, vector rank, keyword
     rank, fused score and `vector_hits` (how many chunks the vector ranking found), best first.
 
-    The nearest `limit` chunks and the `limit` best keyword matches (BM25 over the postings
-    of the query's terms, `chunk_terms`), each ranked, are joined and scored by reciprocal
-    rank fusion. As in vector_statement, the query is left to the bound parameters
-    `query_vector` and the keyword query's `keyword_terms`, `keyword_weights`, `common_terms`
-    and `common_weights`.
+    The nearest `limit` chunks, ranked, and the `limit` best keyword matches (keyword_ranking)
+    are joined and scored by reciprocal rank fusion. As in vector_statement, the query is left
+    to bound parameters: `query_vector`, and `keyword_ids`, the keyword matches' ids best first.
     """
     clauses = filter_clauses(filters)
     distance = query_distance(exact=exact)
@@ -305,65 +372,12 @@ def hybrid_statement(
         .over(order_by=(vector_hits.c.distance, vector_hits.c.chunk_id))
         .label("rank"),
     ).subquery("vector_ranked")
-    matching_terms = query_terms("keyword_terms", "keyword_weights", "matching_terms")
-    # The matches that hold the most of the query's telling terms, however often (ts_rank's
-    # measure, which reads no term's weight), are scored: SCORED_MATCHES of them, ties broken
-    # by the text. Everything is read from the terms' postings, no chunk row.
-    held = func.sum(ChunkTerm.held)
-    matches = (
-        select(
-            ChunkTerm.chunk_id.label("chunk_id"),
-            ChunkTerm.content_order.label("content_order"),
-            bm25(matching_terms.c.weight).label("score"),
-        )
-        .select_from(matching_terms)
-        .join(ChunkTerm, ChunkTerm.term == matching_terms.c.term)
-        .where(*filter_clauses(filters, postings=True))
-        .group_by(ChunkTerm.chunk_id, ChunkTerm.content_order)
-        .order_by(held.desc(), ChunkTerm.content_order, ChunkTerm.chunk_id)
-        .limit(SCORED_MATCHES)
+    # The keyword ranking (keyword_ranking's ids, best first) is the bound `keyword_ids`.
+    keyword_ranked = (
+        func.unnest(bindparam("keyword_ids", type_=ARRAY(UUID(as_uuid=True))))
+        .table_valued("chunk_id", with_ordinality="rank", name="keyword_ranked")
+        .render_derived()
     )
-    if filters.places:
-        matches = matches.join(Chunk, Chunk.id == ChunkTerm.chunk_id)
-    matched = matches.cte("matched")
-    # The common terms count in a match's score: each looked up under its term for each match
-    # (a correlated subquery, so their long posting lists are never read whole).
-    common_terms = query_terms("common_terms", "common_weights", "common_terms")
-    common_score = (
-        select(bm25(common_terms.c.weight))
-        .select_from(common_terms)
-        .join(
-            ChunkTerm,
-            and_(ChunkTerm.term == common_terms.c.term, ChunkTerm.chunk_id == matched.c.chunk_id),
-        )
-        .scalar_subquery()
-    )
-    scored = select(
-        matched.c.chunk_id,
-        (matched.c.score + func.coalesce(common_score, 0.0)).label("score"),
-        matched.c.content_order,
-    ).subquery("scored")
-    # Many chunks share a score when the query's words are common; the text's order (its
-    # hash) breaks those ties before the chunk id, which is new at each ingestion, so the same
-    # documents ingested again keep the same keyword ranking.
-    keyword_hits = (
-        select(scored)
-        .order_by(scored.c.score.desc(), scored.c.content_order, scored.c.chunk_id)
-        .limit(limit)
-        .subquery("keyword_hits")
-    )
-    keyword_ranked = select(
-        keyword_hits.c.chunk_id,
-        func.row_number()
-        .over(
-            order_by=(
-                keyword_hits.c.score.desc(),
-                keyword_hits.c.content_order,
-                keyword_hits.c.chunk_id,
-            )
-        )
-        .label("rank"),
-    ).subquery("keyword_ranked")
     fused = (
         select(
             func.coalesce(vector_ranked.c.chunk_id, keyword_ranked.c.chunk_id).label("chunk_id"),

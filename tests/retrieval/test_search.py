@@ -252,8 +252,8 @@ def test_counting_marks_changes_neither_the_results_nor_the_one_statement(
             queries[3], SearchFilters(), mode=mode, text="memory reason", count_marks=True
         )
     # The index walk found enough: no exact pass after it (the keyword side looks its
-    # terms up first).
-    assert len(statements) == (2 if mode == "hybrid" else 1)
+    # terms up and ranks its matches first).
+    assert len(statements) == (3 if mode == "hybrid" else 1)
     assert [replace(c, hl_count=0) for c in marked] == plain
     assert all(c.hl_count == 0 for c in marked)  # the synthetic corpus carries no marks
 
